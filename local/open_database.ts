@@ -1,0 +1,32 @@
+/** Opens the database the local stack runs on: PostgreSQL at DATABASE_URL, else an embedded PGlite. */
+import { PGlite } from "@electric-sql/pglite";
+import postgres from "postgres";
+import { resetDatabase } from "./migrate.ts";
+import { pgliteDatabase, postgresDatabase, type SqlDatabase } from "./sql_database.ts";
+
+/** Connects to a real PostgreSQL; `max` is the pool size. */
+export function openPostgres(url: string, max = 10): SqlDatabase {
+  return postgresDatabase(postgres(url, { max, onnotice: () => {}, prepare: true }));
+}
+
+/**
+ * Opens an embedded PGlite. With `dataDir` it is kept on disk and created, migrated and seeded on first
+ * use; without, it lives in memory and is migrated now.
+ */
+export async function openPglite(dataDir?: string): Promise<SqlDatabase> {
+  const fresh = dataDir === undefined || !(await _exists(`${dataDir}/PG_VERSION`));
+  if (dataDir) await Deno.mkdir(dataDir, { recursive: true });
+  const db = pgliteDatabase(await PGlite.create(dataDir ? { dataDir } : {}));
+  if (fresh) await resetDatabase(db);
+  return db;
+}
+
+async function _exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}

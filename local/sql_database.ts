@@ -1,0 +1,86 @@
+/**
+ * One small interface over the two databases the local stack and the tests use: PGlite (embedded,
+ * in-process) and a real PostgreSQL (postgres.js). Everything above it is the same for both.
+ */
+import type { PGlite, Transaction } from "@electric-sql/pglite";
+import type { Sql, TransactionSql } from "postgres";
+
+/** The statements a transaction can run. */
+export interface SqlSession {
+  /** Runs a parameterised statement and returns its rows. */
+  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+}
+
+/** A database the local stack can migrate and run role-scoped calls on. */
+export interface SqlDatabase extends SqlSession {
+  readonly kind: "pglite" | "postgres";
+  /** Runs a script of one or more statements without parameters. */
+  exec(script: string): Promise<void>;
+  /** Runs a script of statements in one transaction: all of it or none. */
+  execTransaction(script: string): Promise<void>;
+  /** Runs `work` in one transaction under `set local role <role>`, as PostgREST does per request. */
+  asRole<T>(role: string, work: (session: SqlSession) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+const ROLE_NAME = /^[a-z_][a-z0-9_]*$/;
+
+function _roleStatement(role: string): string {
+  if (!ROLE_NAME.test(role)) throw new Error(`role must be a plain SQL identifier: got ${JSON.stringify(role)}`);
+  return `set local role ${role}`;
+}
+
+/** Wraps an open PGlite. Its one connection serialises transactions, which PGlite does itself. */
+export function pgliteDatabase(db: PGlite): SqlDatabase {
+  const session = (tx: PGlite | Transaction): SqlSession => ({
+    async query<T>(text: string, params: unknown[] = []) {
+      return (await tx.query<T>(text, params)).rows;
+    },
+  });
+  return {
+    kind: "pglite",
+    ...session(db),
+    async exec(script) {
+      await db.exec(script);
+    },
+    async execTransaction(script) {
+      await db.transaction((tx) => tx.exec(script));
+    },
+    asRole(role, work) {
+      const setRole = _roleStatement(role);
+      return db.transaction(async (tx) => {
+        await tx.exec(setRole);
+        return await work(session(tx));
+      });
+    },
+    close: () => db.close(),
+  };
+}
+
+/** Wraps a postgres.js pool. */
+export function postgresDatabase(sql: Sql): SqlDatabase {
+  const session = (tx: Sql | TransactionSql): SqlSession => ({
+    async query<T>(text: string, params: unknown[] = []) {
+      // deno-lint-ignore no-explicit-any
+      return [...await tx.unsafe(text, params as any[])] as T[];
+    },
+  });
+  return {
+    kind: "postgres",
+    ...session(sql),
+    async exec(script) {
+      await sql.unsafe(script).simple();
+    },
+    async execTransaction(script) {
+      await sql.begin((tx) => tx.unsafe(script).simple());
+    },
+    asRole(role, work) {
+      const setRole = _roleStatement(role);
+      return sql.begin(async (tx) => {
+        await tx.unsafe(setRole);
+        return await work(session(tx));
+      }) as Promise<never>;
+    },
+    close: () => sql.end({ timeout: 5 }),
+  };
+}
