@@ -21,8 +21,10 @@ create table public.email_outbox (
   constraint email_outbox_one_per_kind unique (order_id, kind),
   constraint email_outbox_sent_has_time check ((status = 'sent') = (sent_at is not null))
 );
--- The drain looks only at unsent rows; a partial index keeps that cheap however many were sent.
-create index email_outbox_unsent_idx on public.email_outbox (created_at) where status <> 'sent';
+-- The drain looks only at unsent rows, least recently tried first; a partial index keeps that cheap
+-- however many were sent.
+create index email_outbox_unsent_idx on public.email_outbox ((coalesce(claimed_at, created_at)))
+  where status <> 'sent';
 
 create trigger email_outbox_touch_updated_at before update on public.email_outbox
   for each row execute function public.touch_updated_at();
@@ -52,9 +54,11 @@ as $$
   where o.id = p_row.order_id;
 $$;
 
--- Claims unsent rows for one sender: pending or failed rows older than p_min_age_seconds, and rows
--- stuck in 'sending' whose claim is older than p_stale_after_seconds (their sender died).
--- Resend's idempotency key makes a re-send of such a row harmless.
+-- Claims unsent rows for one sender: pending rows written, and failed rows last tried, at least
+-- p_min_age_seconds ago, and rows stuck in 'sending' whose claim is older than p_stale_after_seconds
+-- (their sender died). Resend's idempotency key makes a re-send of such a row harmless.
+-- Due time and order go by the last try (claimed_at), not by created_at: a row that keeps failing
+-- is not retried again within one drain run, and goes behind newer rows instead of blocking them.
 create or replace function public.claim_due_emails(
   p_limit integer default 100,
   p_min_age_seconds integer default 60,
@@ -70,11 +74,11 @@ as $$
     where e.status <> 'sent'
       and (
         (e.status in ('pending', 'failed')
-          and e.created_at <= now() - make_interval(secs => p_min_age_seconds))
+          and coalesce(e.claimed_at, e.created_at) <= now() - make_interval(secs => p_min_age_seconds))
         or (e.status = 'sending'
           and e.claimed_at <= now() - make_interval(secs => p_stale_after_seconds))
       )
-    order by e.created_at
+    order by coalesce(e.claimed_at, e.created_at), e.id
     limit p_limit
     for update skip locked
   ),

@@ -1,0 +1,54 @@
+/** The EmailOutbox over supabase-js: `claim_due_emails` and `record_email_results` through PostgREST rpc. */
+import { internalError } from "./errors.ts";
+import type { ClaimOptions, EmailOutbox } from "./email_outbox.ts";
+import type { EmailResult, OutboxEmail } from "./order_email.ts";
+
+/**
+ * The one supabase-js member this adapter uses. A `SupabaseClient` fits it; tests may hand in less.
+ */
+export interface RpcClient {
+  rpc(
+    fn: string,
+    args: Record<string, unknown>,
+  ): { abortSignal(signal: AbortSignal): PromiseLike<{ data: unknown; error: unknown }> };
+}
+
+/** An EmailOutbox calling the outbox's SQL functions, giving up on a call after `timeoutMs`. */
+export function supabaseEmailOutbox(client: RpcClient, timeoutMs = 10_000): EmailOutbox {
+  async function call(fn: string, args: Record<string, unknown>): Promise<unknown> {
+    let result;
+    try {
+      result = await client.rpc(fn, args).abortSignal(AbortSignal.timeout(timeoutMs));
+    } catch (error) {
+      throw internalError(error, `${fn} failed`);
+    }
+    if (result.error) throw internalError(result.error, `${fn} failed`);
+    return result.data;
+  }
+
+  return {
+    async claimDue(options: ClaimOptions): Promise<OutboxEmail[]> {
+      const data = await call("claim_due_emails", {
+        p_limit: options.limit,
+        p_min_age_seconds: options.minAgeSeconds,
+        p_stale_after_seconds: options.staleAfterSeconds,
+      });
+      if (!Array.isArray(data) || !data.every(_isOutboxEmail)) {
+        throw internalError(new Error("claim_due_emails returned no list of outbox messages"));
+      }
+      return data;
+    },
+    async recordResults(results: EmailResult[]): Promise<void> {
+      if (results.length === 0) return;
+      await call("record_email_results", { p_results: results });
+    },
+  };
+}
+
+function _isOutboxEmail(value: unknown): value is OutboxEmail {
+  const row = value as Partial<OutboxEmail> | null;
+  return typeof row === "object" && row !== null && typeof row.id === "string" &&
+    typeof row.orderId === "string" && (row.kind === "buyer" || row.kind === "seller") &&
+    typeof row.to === "string" && typeof row.attempts === "number" &&
+    typeof row.payload === "object" && row.payload !== null;
+}
