@@ -1,0 +1,176 @@
+import assert from "node:assert/strict";
+import { renderOrderEmail } from "../supabase/functions/_shared/email_templates.ts";
+import { SUBJECT_MAX_LENGTH } from "../supabase/functions/_shared/email_safety.ts";
+import { formatMoney } from "../supabase/functions/_shared/money_format.ts";
+import { orderEmailData, outboxEmail } from "./support/order_emails.ts";
+
+const options = {
+  from: "Chai & Co. <orders@example.com>",
+  trackingUrlTemplate: "https://shop.example.com/orders/{orderNumber}?id={orderId}",
+};
+
+Deno.test("formatMoney() writes INR in en-IN grouping with two decimals", () => {
+  assert.equal(formatMoney(99700, "INR"), "₹997.00");
+  assert.equal(formatMoney(1234567805, "INR"), "₹1,23,45,678.05");
+  assert.equal(formatMoney(5, "INR"), "₹0.05");
+  assert.equal(formatMoney(150, "USD"), "$1.50");
+});
+
+Deno.test("renderOrderEmail() buyer mail carries every item the contract lists, in both parts", () => {
+  const message = renderOrderEmail(outboxEmail("buyer"), options);
+  assert.equal(message.to, "asha@example.com");
+  assert.equal(message.replyTo, "owner@example.com");
+  assert.equal(message.from, options.from);
+  assert.equal(message.subject, "Your order ORD-2026-000042 at Chai & Co.");
+  const tracking = "https://shop.example.com/orders/ORD-2026-000042?id=0b8f5a52-9a8e-4d1c-8f59-3f3c2f0d1a77";
+  for (const part of [message.html, message.text]) {
+    for (
+      const needle of [
+        "ORD-2026-000042",
+        "Assam Tea 250 g",
+        "Steel Tumbler",
+        "Large 400 ml",
+        "₹349.00", // unit price
+        "₹698.00", // line total
+        "₹299.00",
+        "Subtotal",
+        "₹997.00",
+        "Checkout fee",
+        "₹0.00",
+        "12 MG Road",
+        "Flat 4B",
+        "Bengaluru, Karnataka 560001",
+        "seller will verify your payment proof",
+      ]
+    ) assert.ok(part.includes(needle), `missing ${needle}`);
+  }
+  assert.ok(message.html.includes(`href="${tracking.replace("&", "&amp;")}"`));
+  assert.ok(message.text.includes(`Track your order: ${tracking}`));
+  assert.ok(!message.html.includes("proofs.example.com"), "the buyer never gets the proof link");
+});
+
+Deno.test("renderOrderEmail() seller mail lists the customer, the items to fulfil and the proof link", () => {
+  const message = renderOrderEmail(outboxEmail("seller"), options);
+  assert.equal(message.to, "owner@example.com");
+  assert.equal(message.replyTo, "asha@example.com");
+  assert.equal(message.subject, "New order ORD-2026-000042 from Asha Rao: ₹997.00");
+  for (const part of [message.html, message.text]) {
+    for (
+      const needle of [
+        "Asha Rao",
+        "asha@example.com",
+        "+919876543210",
+        "12 MG Road",
+        "Large 400 ml",
+        "₹698.00",
+        "https://proofs.example.com/upi/7781.png",
+        "Verify the payment proof",
+      ]
+    ) assert.ok(part.includes(needle), `missing ${needle}`);
+    assert.ok(part.toLowerCase().includes("items to fulfil"));
+  }
+  assert.ok(message.html.includes('href="https://proofs.example.com/upi/7781.png"'));
+});
+
+Deno.test("renderOrderEmail() names the gateway sub-method and never links a proof for gateway", async (t) => {
+  for (
+    const [gatewayMethod, words] of [["card", "(card)"], ["upi", "(UPI)"], ["wallet", "(wallet)"]] as const
+  ) {
+    await t.step(gatewayMethod, () => {
+      const data = orderEmailData({
+        paymentMethod: "gateway",
+        gatewayMethod,
+        paymentProofUrl: "https://proofs.example.com/upi/7781.png",
+        feeMinor: 2493,
+        finalMinor: 102193,
+      });
+      for (const kind of ["buyer", "seller"] as const) {
+        const message = renderOrderEmail(outboxEmail(kind, data), options);
+        assert.ok(message.text.includes(`payment gateway ${words}`));
+        assert.ok(message.html.includes("₹24.93") && message.html.includes("₹1,021.93"));
+        assert.ok(
+          !message.html.includes("proofs.example.com") && !message.text.includes("proofs.example.com"),
+        );
+      }
+    });
+  }
+});
+
+Deno.test("renderOrderEmail() links a upi_direct proof only when it is an http(s) URL", () => {
+  const data = orderEmailData({ paymentProofUrl: "javascript:alert(1)" });
+  const message = renderOrderEmail(outboxEmail("seller", data), options);
+  assert.ok(!message.html.includes("javascript:"));
+  assert.ok(!message.text.includes("javascript:"));
+  assert.ok(!message.html.includes("View payment proof"));
+});
+
+Deno.test("renderOrderEmail() shows an XSS name, address and product only escaped", () => {
+  const attack = `<script>alert("x")</script>`;
+  const escaped = "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;";
+  const data = orderEmailData({
+    buyer: { name: attack, email: "asha@example.com", phone: "+919876543210" },
+    shippingAddress: {
+      ...orderEmailData().shippingAddress,
+      line1: `<img src=x onerror=alert(1)>`,
+      city: attack,
+    },
+    items: [{ ...orderEmailData().items[0], productName: attack, variantName: `"><b>` }],
+    store: { name: `Tea & <Co>`, ownerEmail: "owner@example.com" },
+  });
+  for (const kind of ["buyer", "seller"] as const) {
+    const { html, text } = renderOrderEmail(outboxEmail(kind, data), options);
+    assert.ok(!html.includes("<script>"), `${kind}: raw script tag`);
+    assert.ok(!html.includes("<img"), `${kind}: raw img tag`);
+    assert.ok(!html.includes(`"><b>`), `${kind}: attribute break-out`);
+    assert.ok(html.includes(escaped), `${kind}: escaped name`);
+    assert.ok(html.includes("&lt;img src=x onerror=alert(1)&gt;"), `${kind}: escaped address`);
+    assert.ok(html.includes("Tea &amp; &lt;Co&gt;"), `${kind}: escaped store`);
+    assert.ok(text.includes(attack), `${kind}: the text part shows the value as typed`);
+  }
+});
+
+Deno.test("renderOrderEmail() never lets a newline in a name reach the subject", () => {
+  const data = orderEmailData({
+    buyer: {
+      name: "Asha\r\nBcc: victim@example.com\u0000\u2028x",
+      email: "asha@example.com",
+      phone: "+919876543210",
+    },
+    store: { name: "Chai\n& Co.", ownerEmail: "owner@example.com" },
+  });
+  for (const kind of ["buyer", "seller"] as const) {
+    const { subject } = renderOrderEmail(outboxEmail(kind, data), options);
+    // deno-lint-ignore no-control-regex
+    assert.ok(!/[\u0000-\u001f\u007f\u2028\u2029]/.test(subject), `${kind}: ${JSON.stringify(subject)}`);
+  }
+  assert.equal(
+    renderOrderEmail(outboxEmail("seller", data), options).subject,
+    "New order ORD-2026-000042 from Asha Bcc: victim@example.com x: ₹997.00",
+  );
+});
+
+Deno.test("renderOrderEmail() caps the subject length", () => {
+  const data = orderEmailData({
+    buyer: { name: "A".repeat(500), email: "a@example.com", phone: "+919876543210" },
+  });
+  const { subject } = renderOrderEmail(outboxEmail("seller", data), options);
+  assert.equal([...subject].length, SUBJECT_MAX_LENGTH);
+  assert.ok(subject.endsWith("…"));
+});
+
+Deno.test("renderOrderEmail() URL-encodes the order values into the tracking link", () => {
+  const data = orderEmailData({ orderNumber: "ORD 1&x=<y>" });
+  const message = renderOrderEmail(outboxEmail("buyer", data), {
+    ...options,
+    trackingUrlTemplate: "https://shop.example.com/t/{orderNumber}",
+  });
+  assert.ok(message.text.includes("https://shop.example.com/t/ORD%201%26x%3D%3Cy%3E"));
+});
+
+Deno.test("renderOrderEmail() leaves out the tracking link when the template is no http(s) URL", () => {
+  const message = renderOrderEmail(outboxEmail("buyer"), {
+    ...options,
+    trackingUrlTemplate: "javascript:{orderId}",
+  });
+  assert.ok(!message.html.includes("javascript:") && !message.text.includes("Track your order"));
+});
