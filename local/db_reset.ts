@@ -4,7 +4,9 @@ import { openPostgres } from "./open_database.ts";
 
 const url = Deno.env.get("DATABASE_URL");
 if (!url) {
-  console.error("DATABASE_URL is not set: db:reset needs the PostgreSQL to reset, e.g. postgres://postgres@127.0.0.1:5432/orders");
+  console.error(
+    "DATABASE_URL is not set: db:reset needs the PostgreSQL to reset, e.g. postgres://postgres@127.0.0.1:5432/orders",
+  );
   Deno.exit(2);
 }
 const db = openPostgres(url, 1);

@@ -46,7 +46,9 @@ export async function readMigrations(): Promise<{ name: string; sql: string }[]>
     if (entry.isFile && entry.name.endsWith(".sql")) names.push(entry.name);
   }
   names.sort();
-  return await Promise.all(names.map(async (name) => ({ name, sql: await Deno.readTextFile(new URL(name, dir)) })));
+  return await Promise.all(
+    names.map(async (name) => ({ name, sql: await Deno.readTextFile(new URL(name, dir)) })),
+  );
 }
 
 /** The seed file's text. */

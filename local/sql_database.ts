@@ -26,7 +26,9 @@ export interface SqlDatabase extends SqlSession {
 const ROLE_NAME = /^[a-z_][a-z0-9_]*$/;
 
 function _roleStatement(role: string): string {
-  if (!ROLE_NAME.test(role)) throw new Error(`role must be a plain SQL identifier: got ${JSON.stringify(role)}`);
+  if (!ROLE_NAME.test(role)) {
+    throw new Error(`role must be a plain SQL identifier: got ${JSON.stringify(role)}`);
+  }
   return `set local role ${role}`;
 }
 

@@ -6,12 +6,14 @@
 --   OCS04 STORE_NOT_FOUND      OCP04 PRODUCT_NOT_FOUND     OCV04 VARIANT_NOT_FOUND
 --   OC400 PRICE_MISMATCH (detail: JSON list of the current prices)
 --   OCI09 IDEMPOTENCY_KEY_IN_USE                            OCI22 IDEMPOTENCY_KEY_REUSED
+--   OCR29 RATE_LIMITED (detail: { retryAfterSeconds })
 --   OCA00 AMOUNT_MISMATCH (the caller's sums are wrong: a bug of ours, never the buyer's)
 --
 -- payload: { storeId, orderedAt?, buyer: { email, name, phone }, shippingAddress: {...},
 --   paymentMethod, gatewayMethod, paymentProofUrl, clientIp?,
 --   items: [{ productId, variantId?, quantity, unitPriceMinor }], totalMinor, feeMinor, finalMinor,
---   idempotency?: { key, requestHash } }
+--   idempotency?: { key, requestHash },
+--   rateLimits?: { ipLimit, ipWindowSeconds, emailLimit, emailWindowSeconds } (a limit of 0 is off) }
 -- returns: { replayed, response: <the HTTP success body>, emails: [<claimed outbox messages>] }
 
 -- The success body of an order, as first answered: its status is the one it was created with.
@@ -64,6 +66,8 @@ declare
   v_order_number text;
   v_email_payload jsonb;
   v_emails jsonb;
+  v_limits jsonb := payload -> 'rateLimits';
+  v_retry_after integer;
 begin
   -- 1. Idempotency first: a replay must not touch the catalogue, the counters or the outbox.
   --    The advisory lock (released at commit) tells a concurrent duplicate that the first is still
@@ -189,7 +193,38 @@ begin
     values (v_store.id, v_idempotency ->> 'key', v_idempotency ->> 'requestHash', v_order_id);
   end if;
 
-  -- 5. The number, last: the counter row stays locked from here to commit, so concurrent orders of
+  -- 5. Rate limits, late so their counter rows are locked only briefly: one statement bumps the
+  --    client's IP and e-mail counters of the current fixed window and reports the first one over.
+  if v_limits is not null then
+    with buckets as (
+      select b.bucket, b.max_hits, b.window_seconds,
+        to_timestamp(floor(extract(epoch from now()) / b.window_seconds) * b.window_seconds) as window_start
+      from (values
+        ('ip:' || (payload ->> 'clientIp'), (v_limits ->> 'ipLimit')::integer, (v_limits ->> 'ipWindowSeconds')::integer),
+        ('email:' || lower(payload -> 'buyer' ->> 'email'), (v_limits ->> 'emailLimit')::integer,
+          (v_limits ->> 'emailWindowSeconds')::integer)
+      ) as b(bucket, max_hits, window_seconds)
+      where b.bucket is not null and b.max_hits > 0 and b.window_seconds > 0
+    ),
+    bumped as (
+      insert into public.order_rate_limits as r (bucket, window_start, hits)
+      select bucket, window_start, 1 from buckets
+      on conflict (bucket, window_start) do update set hits = r.hits + 1
+      returning r.bucket, r.window_start, r.hits
+    )
+    select ceil(extract(epoch from (b.window_start + make_interval(secs => k.window_seconds)) - now()))::integer
+    into v_retry_after
+    from bumped b join buckets k using (bucket)
+    where b.hits > k.max_hits
+    order by 1 desc
+    limit 1;
+    if v_retry_after is not null then
+      raise exception using errcode = 'OCR29', message = 'RATE_LIMITED: too many orders from this client or e-mail',
+        detail = jsonb_build_object('retryAfterSeconds', greatest(v_retry_after, 1))::text;
+    end if;
+  end if;
+
+  -- 6. The number, last: the counter row stays locked from here to commit, so concurrent orders of
   --    one store queue for as little as possible. A rollback returns the number: no gaps.
   insert into public.order_counters as c (store_id, year, last_sequence)
   values (v_store.id, v_year, 1)

@@ -1,0 +1,63 @@
+/**
+ * `deno task dev`: the local stack on http://127.0.0.1:${PORT:-54321}, over PostgreSQL at DATABASE_URL
+ * or an embedded PGlite kept in .local/db/ (created, migrated and seeded on first start).
+ * E-mail goes to Resend when RESEND_API_KEY is set, else to files in .local/outbox/.
+ */
+import type { Mailer } from "../supabase/functions/_shared/mailer.ts";
+import { openPglite, openPostgres } from "./open_database.ts";
+import { startLocalStack } from "./stack.ts";
+
+const env = Deno.env.toObject();
+const port = Number(env.PORT ?? 54321);
+const db = env.DATABASE_URL ? openPostgres(env.DATABASE_URL, 8) : await openPglite(".local/db");
+const mailer = env.RESEND_API_KEY
+  ? undefined
+  : async (): Promise<Mailer> => (await import("./file_mailer.ts")).fileMailer(".local/outbox");
+
+const stack = await startLocalStack({ db, port, hostname: "127.0.0.1", env, mailer });
+
+const example = {
+  storeId: "11111111-1111-4111-8111-111111111111",
+  buyerEmail: "asha@example.com",
+  buyerName: "Asha Rao",
+  buyerPhone: "+91 98765 43210",
+  shippingAddress: {
+    line1: "12 MG Road",
+    city: "Pune",
+    state: "Maharashtra",
+    postalCode: "411001",
+    country: "IN",
+  },
+  items: [
+    { productId: "aaaaaaaa-0001-4000-8000-000000000001", quantity: 2, price: 349 },
+    {
+      productId: "aaaaaaaa-0003-4000-8000-000000000003",
+      variantId: "bbbbbbbb-0002-4000-8000-000000000002",
+      quantity: 1,
+      price: 299,
+    },
+  ],
+  paymentMethod: "gateway",
+  gatewayMethod: "upi",
+};
+
+console.log(`create-order local stack
+  database:  ${db.kind === "postgres" ? "PostgreSQL at DATABASE_URL" : "PGlite in .local/db/"}
+  e-mail:    ${env.RESEND_API_KEY ? "Resend" : "files in .local/outbox/"}
+  function:  ${stack.url}/functions/v1/create-order
+  rpc:       ${stack.url}/rest/v1/rpc/<function>
+  anon key:          ${stack.anonKey}
+  service_role key:  ${stack.serviceKey}
+
+Try it:
+curl -i ${stack.url}/functions/v1/create-order \\
+  -H 'Authorization: Bearer ${stack.anonKey}' \\
+  -H 'Content-Type: application/json' \\
+  -d '${JSON.stringify(example)}'
+`);
+
+Deno.addSignalListener("SIGINT", async () => {
+  await stack.close();
+  await db.close();
+  Deno.exit(0);
+});

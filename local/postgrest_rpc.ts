@@ -1,0 +1,141 @@
+/**
+ * A local stand-in for the one PostgREST route the function uses: `POST /rest/v1/rpc/<function>`.
+ * As PostgREST (behind Supabase's gateway) does: the key picks the role (anon or service_role), the
+ * call runs in a transaction under `set local role`, so grants and RLS are real; named arguments come
+ * from the JSON body; the function's JSON result is the body; errors have PostgREST's shape and status.
+ */
+import type { SqlDatabase } from "./sql_database.ts";
+
+/** Which keys map to which database role. */
+export interface KeyRoles {
+  anon: readonly string[];
+  serviceRole: readonly string[];
+}
+
+interface FunctionSignature {
+  args: { name: string; type: string }[];
+}
+
+interface PostgresErrorLike {
+  code?: string;
+  message?: string;
+  detail?: string;
+  hint?: string;
+}
+
+function _json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "Content-Type": "application/json; charset=utf-8" },
+  });
+}
+
+function _pgrstError(status: number, code: string, message: string, details: string | null = null): Response {
+  return _json(status, { code, message, details, hint: null });
+}
+
+/** PostgREST's HTTP status for a SQLSTATE (its documented table, the rows that can occur here). */
+export function statusForSqlState(code: string, role: string): number {
+  if (code === "42501") return role === "anon" ? 401 : 403;
+  if (/^PT\d{3}$/.test(code)) return Number(code.slice(2));
+  if (code === "23503" || code === "23505" || code === "40001") return 409;
+  if (code === "42883" || code === "42P01") return 404;
+  if (code.startsWith("08") || code.startsWith("53")) return 503;
+  if (code.startsWith("25") || code.startsWith("57") || code.startsWith("XX") || code.startsWith("58")) {
+    return 500;
+  }
+  return 400;
+}
+
+function _roleFor(request: Request, keys: KeyRoles): string | null {
+  const token = request.headers.get("apikey") ??
+    /^Bearer (.+)$/.exec(request.headers.get("authorization") ?? "")?.[1] ?? null;
+  if (token === null) return null;
+  if (keys.serviceRole.includes(token)) return "service_role";
+  if (keys.anon.includes(token)) return "anon";
+  return null;
+}
+
+/** The RPC route over `db`; `onCall` is told of every function call that reached the database. */
+export function createRpcRoute(db: SqlDatabase, keys: KeyRoles, onCall: (fn: string) => void = () => {}) {
+  const signatures = new Map<string, Promise<FunctionSignature | null>>();
+
+  const signatureOf = (fn: string) => {
+    let signature = signatures.get(fn);
+    if (!signature) {
+      signature = db.query<{ name: string; type: string }>(
+        `select a.name, format_type(a.type, null) as type
+         from pg_proc p
+         cross join lateral unnest(p.proargnames, p.proargtypes::oid[]) with ordinality as a(name, type, n)
+         where p.pronamespace = 'public'::regnamespace and p.proname = $1
+         order by a.n`,
+        [fn],
+      ).then(async (args) => {
+        if (args.length > 0) return { args };
+        const exists = await db.query(
+          "select 1 from pg_proc where pronamespace = 'public'::regnamespace and proname = $1",
+          [fn],
+        );
+        return exists.length > 0 ? { args: [] } : null;
+      });
+      signatures.set(fn, signature);
+    }
+    return signature;
+  };
+
+  return async function handleRpc(request: Request, fn: string): Promise<Response> {
+    if (request.method !== "POST") {
+      return _pgrstError(405, "PGRST117", `Unsupported HTTP method: ${request.method}`);
+    }
+    const role = _roleFor(request, keys);
+    if (role === null) return _json(401, { message: "Invalid API key" });
+    if (!/^[a-z_][a-z0-9_]*$/.test(fn)) {
+      return _pgrstError(404, "PGRST202", `Could not find the function public.${fn}`);
+    }
+
+    let body: Record<string, unknown>;
+    try {
+      const text = await request.text();
+      body = text ? JSON.parse(text) : {};
+      if (body === null || typeof body !== "object" || Array.isArray(body)) throw new Error("not an object");
+    } catch {
+      return _pgrstError(400, "PGRST102", "Empty or invalid json");
+    }
+
+    const signature = await signatureOf(fn);
+    const names = Object.keys(body);
+    const args = signature?.args.filter((arg) => names.includes(arg.name)) ?? [];
+    if (!signature || args.length !== names.length) {
+      return _pgrstError(
+        404,
+        "PGRST202",
+        `Could not find the function public.${fn}(${names.join(", ")}) in the schema cache`,
+      );
+    }
+    const call = `select to_jsonb(public.${fn}(${
+      args.map((arg, i) => `${arg.name} => $${i + 1}::${arg.type}`).join(", ")
+    }))::text as body`;
+    const params = args.map((arg) => {
+      const value = body[arg.name];
+      return arg.type === "jsonb" || arg.type === "json" ? JSON.stringify(value) : value;
+    });
+
+    try {
+      onCall(fn);
+      const rows = await db.asRole(role, (session) => session.query<{ body: string | null }>(call, params));
+      return new Response(rows[0]?.body ?? "null", {
+        status: 200,
+        headers: { "Content-Type": "application/json; charset=utf-8" },
+      });
+    } catch (error) {
+      const pg = error as PostgresErrorLike;
+      if (!pg.code) return _pgrstError(503, "PGRST001", "Database client error");
+      return _json(statusForSqlState(pg.code, role), {
+        code: pg.code,
+        message: pg.message ?? "",
+        details: pg.detail ?? null,
+        hint: pg.hint ?? null,
+      });
+    }
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * The local stack: one HTTP server with the create-order function at /functions/v1/create-order and the
+ * PostgREST RPC stand-in at /rest/v1/rpc/<fn>, over one database. The function is the very handler
+ * Supabase runs, and it reaches the database through supabase-js and the stand-in, as it does there.
+ */
+import { loadDependencies } from "../supabase/functions/create-order/dependencies.ts";
+import { createOrderHandler } from "../supabase/functions/create-order/handler.ts";
+import type { Logger } from "../supabase/functions/_shared/log.ts";
+import type { Mailer } from "../supabase/functions/_shared/mailer.ts";
+import { createRpcRoute } from "./postgrest_rpc.ts";
+import type { SqlDatabase } from "./sql_database.ts";
+
+/** Local demo keys, used when the environment sets none. They guard nothing: the stack is local only. */
+export const DEMO_KEYS = {
+  anon: "local-anon-key-for-development-only",
+  serviceRole: "local-service-role-key-for-development-only",
+} as const;
+
+/** Options of {@linkcode startLocalStack}. */
+export interface LocalStackOptions {
+  db: SqlDatabase;
+  /** 0 (default) picks a free port. */
+  port?: number;
+  hostname?: string;
+  /** Extra environment of the function (ALLOWED_ORIGINS, ORDER_TRACKING_URL, rate limits, ...). */
+  env?: Record<string, string | undefined>;
+  mailer?: () => Promise<Mailer>;
+  clock?: () => Date;
+  log?: Logger;
+}
+
+/** A running local stack. */
+export interface LocalStack {
+  url: string;
+  anonKey: string;
+  serviceKey: string;
+  /** Calls per function that reached the database through the RPC route. */
+  rpcCalls: Map<string, number>;
+  /** Resolves when every e-mail send started so far has finished. */
+  settled(): Promise<void>;
+  close(): Promise<void>;
+}
+
+function _keyValues(json: string | undefined): string[] {
+  return json ? Object.values(JSON.parse(json) as Record<string, string>) : [];
+}
+
+/** Starts the stack; the function's configuration comes from `options.env` over the local defaults. */
+export function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const env = options.env ?? {};
+  const anonKey = env.SUPABASE_ANON_KEY ?? DEMO_KEYS.anon;
+  const serviceKey = env.SUPABASE_SERVICE_ROLE_KEY ?? DEMO_KEYS.serviceRole;
+  const rpcCalls = new Map<string, number>();
+  const background = new Set<Promise<unknown>>();
+  const rpc = createRpcRoute(options.db, {
+    anon: [anonKey, ..._keyValues(env.SUPABASE_PUBLISHABLE_KEYS)],
+    serviceRole: [serviceKey, ..._keyValues(env.SUPABASE_SECRET_KEYS)],
+  }, (fn) => rpcCalls.set(fn, (rpcCalls.get(fn) ?? 0) + 1));
+
+  let handleFunction: ReturnType<typeof createOrderHandler> | undefined;
+  const server = Deno.serve({
+    port: options.port ?? 0,
+    hostname: options.hostname ?? "127.0.0.1",
+    onListen: () => {},
+  }, (request, info) => {
+    const { pathname } = new URL(request.url);
+    if (pathname === "/functions/v1/create-order" && handleFunction) return handleFunction(request, info);
+    const rpcMatch = /^\/rest\/v1\/rpc\/([^/]+)$/.exec(pathname);
+    if (rpcMatch) return rpc(request, rpcMatch[1]);
+    return Response.json({ message: "no route" }, { status: 404 });
+  });
+
+  const url = `http://${server.addr.hostname}:${server.addr.port}`;
+  handleFunction = createOrderHandler(loadDependencies({
+    SUPABASE_URL: url,
+    ...env,
+    SUPABASE_ANON_KEY: anonKey,
+    SUPABASE_SERVICE_ROLE_KEY: serviceKey,
+  }, {
+    mailer: options.mailer,
+    clock: options.clock,
+    log: options.log,
+    waitUntil: (work) => {
+      background.add(work);
+      work.finally(() => background.delete(work));
+    },
+  }));
+
+  return Promise.resolve({
+    url,
+    anonKey,
+    serviceKey,
+    rpcCalls,
+    async settled() {
+      while (background.size > 0) await Promise.allSettled([...background]);
+    },
+    async close() {
+      await this.settled();
+      await server.shutdown();
+    },
+  });
+}

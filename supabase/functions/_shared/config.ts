@@ -1,0 +1,130 @@
+/**
+ * Configuration, read and validated once at start. `parseConfig` is pure (it receives the environment),
+ * and fails with a sentence that names the variable.
+ */
+import { z } from "zod";
+import type { ApiKeys } from "./auth.ts";
+
+/** The service's settings. */
+export interface Config {
+  /** APP_ENV=production, or running on Supabase's hosted edge (SB_REGION is set there). */
+  production: boolean;
+  supabaseUrl: string;
+  /** The key the function calls the database with: SUPABASE_SERVICE_ROLE_KEY, else SUPABASE_SECRET_KEYS.default. */
+  serviceKey: string;
+  apiKeys: ApiKeys;
+  allowedOrigins: string[];
+  /** With {orderId} and {orderNumber} placeholders. */
+  trackingUrlTemplate: string;
+  emailFrom: string;
+  resend: { apiKey: string; baseUrl: string | undefined } | null;
+  /** The time budget of the database call, after which the request answers 500. */
+  databaseTimeoutMs: number;
+  rateLimits: RateLimits;
+}
+
+/** Order-creation limits per client IP and per buyer e-mail, per fixed window (a limit of 0 turns one off). */
+export interface RateLimits {
+  perIp: { limit: number; windowSeconds: number };
+  perEmail: { limit: number; windowSeconds: number };
+}
+
+/** A configuration problem, named for the variable. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+const KeyMap = z.record(z.string(), z.string().min(1));
+
+function _keyMap(env: Record<string, string | undefined>, name: string): Record<string, string> {
+  const raw = env[name];
+  if (!raw) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigError(
+      `${name} must be a JSON object of key names to keys, e.g. {"default":"sb_secret_..."}`,
+    );
+  }
+  const result = KeyMap.safeParse(parsed);
+  if (!result.success) {
+    throw new ConfigError(`${name} must be a JSON object whose values are non-empty strings`);
+  }
+  return result.data;
+}
+
+function _positiveInt(env: Record<string, string | undefined>, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) {
+    throw new ConfigError(`${name} must be a whole number >= 0: got ${raw}`);
+  }
+  return value;
+}
+
+function _url(name: string, value: string): string {
+  try {
+    return new URL(value).href.replace(/\/$/, "");
+  } catch {
+    throw new ConfigError(`${name} must be an absolute URL: got ${JSON.stringify(value)}`);
+  }
+}
+
+/** Reads the configuration from an environment object (Deno.env.toObject() in production). */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const production = env.APP_ENV === "production" || Boolean(env.SB_REGION);
+  if (!env.SUPABASE_URL) {
+    throw new ConfigError("SUPABASE_URL is not set: the function needs its project's URL");
+  }
+  const publishable = Object.values(_keyMap(env, "SUPABASE_PUBLISHABLE_KEYS"));
+  const secretMap = _keyMap(env, "SUPABASE_SECRET_KEYS");
+  const secret = Object.values(secretMap);
+  const serviceKey = env.SUPABASE_SERVICE_ROLE_KEY || secretMap.default;
+  if (!serviceKey) {
+    throw new ConfigError(
+      "SUPABASE_SERVICE_ROLE_KEY is not set (nor a default entry in SUPABASE_SECRET_KEYS)",
+    );
+  }
+  const legacy = [env.SUPABASE_ANON_KEY, env.SUPABASE_SERVICE_ROLE_KEY].filter((key): key is string =>
+    Boolean(key)
+  );
+
+  const emailFrom = env.ORDER_EMAIL_FROM || (production ? "" : "Orders <orders@example.com>");
+  if (!emailFrom) throw new ConfigError("ORDER_EMAIL_FROM is not set: order e-mails need a sender address");
+  if (/[\r\n]/.test(emailFrom)) throw new ConfigError("ORDER_EMAIL_FROM must be one line");
+  if (production && !env.RESEND_API_KEY) {
+    throw new ConfigError("RESEND_API_KEY is not set: production sends e-mail");
+  }
+  const trackingUrlTemplate = env.ORDER_TRACKING_URL ||
+    (production ? "" : "http://localhost:3000/orders/{orderNumber}");
+  if (!trackingUrlTemplate) throw new ConfigError("ORDER_TRACKING_URL is not set: buyer e-mails link to it");
+
+  return {
+    production,
+    supabaseUrl: _url("SUPABASE_URL", env.SUPABASE_URL),
+    serviceKey,
+    apiKeys: { bearer: [...legacy, ...publishable, ...secret], apikeyHeader: [...publishable, ...secret] },
+    allowedOrigins: (env.ALLOWED_ORIGINS || "*").split(",").map((origin) => origin.trim()).filter(Boolean),
+    trackingUrlTemplate,
+    emailFrom,
+    resend: env.RESEND_API_KEY
+      ? {
+        apiKey: env.RESEND_API_KEY,
+        baseUrl: env.RESEND_BASE_URL ? _url("RESEND_BASE_URL", env.RESEND_BASE_URL) : undefined,
+      }
+      : null,
+    databaseTimeoutMs: _positiveInt(env, "DATABASE_TIMEOUT_MS", 10_000),
+    rateLimits: {
+      perIp: {
+        limit: _positiveInt(env, "RATE_LIMIT_PER_IP", 120),
+        windowSeconds: _positiveInt(env, "RATE_LIMIT_PER_IP_WINDOW_SECONDS", 3600),
+      },
+      perEmail: {
+        limit: _positiveInt(env, "RATE_LIMIT_PER_EMAIL", 10),
+        windowSeconds: _positiveInt(env, "RATE_LIMIT_PER_EMAIL_WINDOW_SECONDS", 3600),
+      },
+    },
+  };
+}

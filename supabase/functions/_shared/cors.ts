@@ -1,0 +1,36 @@
+/** CORS for browser checkouts (contract, CORS). */
+
+/**
+ * Every header supabase-js may send with `functions.invoke` (its own `corsHeaders` list plus tracing
+ * and retry headers), and ours.
+ */
+export const CORS_ALLOW_HEADERS =
+  "authorization, x-client-info, apikey, content-type, idempotency-key, x-retry-count, traceparent, tracestate, baggage";
+
+/** How long a browser may cache the preflight, in seconds. */
+export const CORS_MAX_AGE_SECONDS = 86_400;
+
+/** The `Access-Control-Allow-Origin` (and `Vary`) headers for a request's Origin. */
+export function corsOriginHeaders(
+  origin: string | null,
+  allowedOrigins: readonly string[],
+): Record<string, string> {
+  if (allowedOrigins.includes("*")) return { "Access-Control-Allow-Origin": "*" };
+  if (origin !== null && allowedOrigins.includes(origin)) {
+    return { "Access-Control-Allow-Origin": origin, "Vary": "Origin" };
+  }
+  return { "Vary": "Origin" };
+}
+
+/** The headers of a preflight answer. */
+export function corsPreflightHeaders(
+  origin: string | null,
+  allowedOrigins: readonly string[],
+): Record<string, string> {
+  return {
+    ...corsOriginHeaders(origin, allowedOrigins),
+    "Access-Control-Allow-Methods": "POST, OPTIONS",
+    "Access-Control-Allow-Headers": CORS_ALLOW_HEADERS,
+    "Access-Control-Max-Age": String(CORS_MAX_AGE_SECONDS),
+  };
+}

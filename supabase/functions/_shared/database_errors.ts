@@ -1,0 +1,64 @@
+/**
+ * create_order's own SQLSTATEs, mapped by code (never by message text) to the contract's errors.
+ */
+import { type ErrorCode, internalError, OrderError } from "./errors.ts";
+
+/** SQLSTATE -> contract code, for the failures create_order raises on purpose. */
+export const SQLSTATE_ERROR_CODES: Readonly<Record<string, ErrorCode>> = {
+  OCS04: "STORE_NOT_FOUND",
+  OCP04: "PRODUCT_NOT_FOUND",
+  OCV04: "VARIANT_NOT_FOUND",
+  OC400: "PRICE_MISMATCH",
+  OCI09: "IDEMPOTENCY_KEY_IN_USE",
+  OCI22: "IDEMPOTENCY_KEY_REUSED",
+  OCR29: "RATE_LIMITED",
+};
+
+const MESSAGES: Partial<Record<ErrorCode, string>> = {
+  STORE_NOT_FOUND: "No active store with this storeId",
+  PRODUCT_NOT_FOUND: "A product is unknown, inactive or of another store",
+  VARIANT_NOT_FOUND: "A variant is unknown, inactive or of another product",
+  PRICE_MISMATCH: "An item's price differs from the current catalogue price",
+  IDEMPOTENCY_KEY_IN_USE: "A request with this Idempotency-Key is still being processed; retry later",
+  IDEMPOTENCY_KEY_REUSED: "This Idempotency-Key was used with a different request body",
+  RATE_LIMITED: "Too many orders; retry later",
+};
+
+/** A database error as PostgREST reports it. */
+export interface DatabaseErrorLike {
+  code?: string;
+  message?: string;
+  details?: string | null;
+}
+
+function _parseDetails(details: string | null | undefined): unknown {
+  if (!details) return undefined;
+  try {
+    return JSON.parse(details);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Maps a database error to our error: a contract failure by its SQLSTATE, anything else INTERNAL_ERROR. */
+export function mapDatabaseError(error: DatabaseErrorLike): OrderError {
+  const code = error.code ? SQLSTATE_ERROR_CODES[error.code] : undefined;
+  if (!code) {
+    return internalError(
+      Object.assign(new Error(`database error ${error.code ?? "?"}: ${error.message ?? ""}`), {
+        code: error.code,
+      }),
+    );
+  }
+  const details = _parseDetails(error.details);
+  if (code === "RATE_LIMITED") {
+    const retryAfter = Math.max(
+      1,
+      Math.ceil(Number((details as { retryAfterSeconds?: number })?.retryAfterSeconds) || 60),
+    );
+    return new OrderError(code, MESSAGES[code]!, { headers: { "Retry-After": String(retryAfter) } });
+  }
+  return new OrderError(code, MESSAGES[code]!, {
+    details: code === "PRICE_MISMATCH" || code.endsWith("NOT_FOUND") ? details : undefined,
+  });
+}

@@ -1,0 +1,22 @@
+/** Structured logs: one JSON line per event. Callers pass ids, codes and figures, never personal data or keys. */
+
+/** Writes one event. */
+export type Logger = (event: Record<string, unknown>) => void;
+
+/** A logger writing JSON lines to `write` (console.log by default). */
+export function jsonLogger(write: (line: string) => void = console.log): Logger {
+  return (event) => write(JSON.stringify({ at: new Date().toISOString(), ...event }));
+}
+
+/** A short description of an error for a log line: its name, code and message, never its stack. */
+export function describeError(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { error: String(error) };
+  const cause = error.cause instanceof Error ? describeError(error.cause) : undefined;
+  const code = (error as { code?: unknown }).code;
+  return {
+    error: error.name,
+    ...(code ? { errorCode: code } : {}),
+    message: error.message,
+    ...(cause ? { cause } : {}),
+  };
+}

@@ -1,0 +1,49 @@
+/** The database port of order creation: one call, one transaction (create_order in SQL). */
+import type { OutboxEmail } from "./order_email.ts";
+
+/** What create_order stores: the validated request with its amounts in minor units. */
+export interface CreateOrderPayload {
+  storeId: string;
+  /** The function's clock; the order's year (UTC) and created_at come from it. */
+  orderedAt: string;
+  buyer: { email: string; name: string; phone: string };
+  shippingAddress: Record<string, string | null>;
+  paymentMethod: "upi_direct" | "gateway";
+  gatewayMethod: "card" | "upi" | "wallet" | null;
+  paymentProofUrl: string | null;
+  clientIp: string | null;
+  items: { productId: string; variantId: string | null; quantity: number; unitPriceMinor: number }[];
+  totalMinor: number;
+  feeMinor: number;
+  finalMinor: number;
+  idempotency: { key: string; requestHash: string } | null;
+  rateLimits: {
+    ipLimit: number;
+    ipWindowSeconds: number;
+    emailLimit: number;
+    emailWindowSeconds: number;
+  };
+}
+
+/** The success body of the contract. */
+export interface CreateOrderResponse {
+  success: true;
+  orderId: string;
+  orderNumber: string;
+  totalAmount: number;
+  checkoutFee: number;
+  finalAmount: number;
+  status: "payment_pending";
+}
+
+/** What create_order returns: the response, whether it is a replay, and the e-mails it claimed. */
+export interface CreateOrderResult {
+  replayed: boolean;
+  response: CreateOrderResponse;
+  emails: OutboxEmail[];
+}
+
+/** Stores an order; throws OrderError for the contract's failures, anything else for outages. */
+export interface OrderStore {
+  createOrder(payload: CreateOrderPayload): Promise<CreateOrderResult>;
+}

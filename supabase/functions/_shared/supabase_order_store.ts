@@ -1,0 +1,27 @@
+/** The OrderStore over supabase-js: one `rpc("create_order")` per order, unwrapped into our types. */
+import type { SupabaseClient } from "@supabase/supabase-js";
+import { mapDatabaseError } from "./database_errors.ts";
+import { internalError } from "./errors.ts";
+import type { CreateOrderPayload, CreateOrderResult, OrderStore } from "./order_store.ts";
+
+/** An OrderStore calling create_order through PostgREST, giving up after `timeoutMs`. */
+export function supabaseOrderStore(client: SupabaseClient, timeoutMs: number): OrderStore {
+  return {
+    async createOrder(payload: CreateOrderPayload): Promise<CreateOrderResult> {
+      let result;
+      try {
+        result = await client.rpc("create_order", { payload }).abortSignal(AbortSignal.timeout(timeoutMs));
+      } catch (error) {
+        throw internalError(error);
+      }
+      if (result.error) {
+        // supabase-js reports a network failure or an abort as an error with no SQLSTATE
+        throw result.error.code ? mapDatabaseError(result.error) : internalError(result.error);
+      }
+      if (!result.data || typeof result.data !== "object") {
+        throw internalError(new Error("create_order returned no result"));
+      }
+      return result.data as CreateOrderResult;
+    },
+  };
+}

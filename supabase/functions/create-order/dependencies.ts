@@ -1,0 +1,74 @@
+/**
+ * Wires the handler's parts from the environment: configuration, the supabase-js database port, and an
+ * e-mail sender that loads the mailer (and the Resend SDK) only when an order first needs it, so a cold
+ * start pays for neither.
+ */
+import { createClient } from "@supabase/supabase-js";
+import { parseConfig } from "../_shared/config.ts";
+import { jsonLogger, type Logger } from "../_shared/log.ts";
+import type { Mailer } from "../_shared/mailer.ts";
+import type { OutboxEmail } from "../_shared/order_email.ts";
+import { supabaseOrderStore } from "../_shared/supabase_order_store.ts";
+import type { CreateOrderDependencies } from "./handler.ts";
+
+declare const EdgeRuntime: { waitUntil(work: Promise<unknown>): void } | undefined;
+
+/** Parts a host (the local stack, a test) may supply instead of the defaults. */
+export interface DependencyOverrides {
+  /** Builds the mailer on first use; default: Resend when RESEND_API_KEY is set. */
+  mailer?: () => Promise<Mailer>;
+  clock?: () => Date;
+  log?: Logger;
+  waitUntil?: (work: Promise<unknown>) => void;
+  /** The fetch supabase-js uses. */
+  fetch?: typeof fetch;
+}
+
+function _defaultWaitUntil(work: Promise<unknown>): void {
+  if (typeof EdgeRuntime !== "undefined") EdgeRuntime.waitUntil(work);
+  // elsewhere (deno task dev) the process outlives the response anyway
+}
+
+/** Reads the environment once and builds everything the handler needs. */
+export function loadDependencies(
+  env: Record<string, string | undefined> = Deno.env.toObject(),
+  overrides: DependencyOverrides = {},
+): CreateOrderDependencies {
+  const config = parseConfig(env);
+  const log = overrides.log ?? jsonLogger();
+  const client = createClient(config.supabaseUrl, config.serviceKey, {
+    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+    global: overrides.fetch ? { fetch: overrides.fetch } : undefined,
+  });
+
+  let mailer: Promise<Mailer> | undefined;
+  const loadMailer = (): Promise<Mailer> =>
+    mailer ??= overrides.mailer?.() ??
+      import("../_shared/resend_mailer.ts").then(({ createResendMailer }) => {
+        if (!config.resend) throw new Error("RESEND_API_KEY is not set and no other mailer was configured");
+        return createResendMailer(config.resend);
+      });
+
+  const sendOrderEmails = async (emails: OutboxEmail[]): Promise<void> => {
+    const [{ sendOrderEmails: send }, { supabaseEmailOutbox }] = await Promise.all([
+      import("../_shared/outbox_sender.ts"),
+      import("../_shared/supabase_email_outbox.ts"),
+    ]);
+    await send(emails, {
+      mailer: await loadMailer(),
+      outbox: supabaseEmailOutbox(client),
+      render: { from: config.emailFrom, trackingUrlTemplate: config.trackingUrlTemplate },
+      sleep: (ms: number) => new Promise((resolve) => setTimeout(resolve, ms)),
+      log,
+    });
+  };
+
+  return {
+    config,
+    clock: overrides.clock ?? (() => new Date()),
+    orders: supabaseOrderStore(client, config.databaseTimeoutMs),
+    sendOrderEmails,
+    waitUntil: overrides.waitUntil ?? _defaultWaitUntil,
+    log,
+  };
+}

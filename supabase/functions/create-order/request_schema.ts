@@ -1,0 +1,178 @@
+/**
+ * The order-creation request: spec part 2 with the contract's rules. Strict: an unknown field anywhere
+ * is refused, so a typo never silently drops data. Everything after `parseCreateOrderRequest` sees only
+ * the parsed type.
+ */
+import { z } from "zod";
+import { type FieldIssue, OrderError } from "../_shared/errors.ts";
+import { ISO_3166_ALPHA2 } from "../_shared/iso_countries.ts";
+import { MAX_AMOUNT_MINOR, toMinorUnits } from "../_shared/money.ts";
+
+const PHONE_SEPARATORS = /[\s\-.()]/g;
+const E164 = /^\+[0-9]{7,15}$/;
+
+/** A type-error message that says "is required" when the field is missing. */
+function _expected(field: string, what: string) {
+  return (issue: { input: unknown }) =>
+    issue.input === undefined ? `${field} is required` : `${field} must be ${what}`;
+}
+
+function _text(field: string, max: number) {
+  return z.string({ error: _expected(field, "a string") }).trim().min(1, {
+    error: `${field} must not be empty`,
+  })
+    .max(max, { error: `${field} must be at most ${max} characters` });
+}
+
+function _isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "https:" || url.protocol === "http:") && url.hostname.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+const uuid = (field: string) => z.guid({ error: _expected(field, "a UUID") });
+
+const ShippingAddressSchema = z.strictObject({
+  line1: _text("line1", 200),
+  line2: z.string({ error: _expected("line2", "a string") }).trim().max(200, {
+    error: "line2 must be at most 200 characters",
+  })
+    .nullish().transform((value) => value || null),
+  city: _text("city", 200),
+  state: _text("state", 200),
+  postalCode: _text("postalCode", 20),
+  country: z.string({ error: _expected("country", "a string") }).trim().toUpperCase().refine(
+    (code) => ISO_3166_ALPHA2.has(code),
+    {
+      error: (issue) =>
+        `country must be an assigned ISO 3166-1 alpha-2 code: got ${JSON.stringify(issue.input)}`,
+    },
+  ),
+}, { error: _expected("shippingAddress", "an object") });
+
+const ItemSchema = z.strictObject({
+  productId: uuid("productId"),
+  variantId: uuid("variantId").nullish().transform((value) => value ?? null),
+  quantity: z.number({ error: _expected("quantity", "a number") }).int({
+    error: "quantity must be an integer",
+  })
+    .min(1, { error: "quantity must be an integer from 1 to 10000" })
+    .max(10_000, { error: "quantity must be an integer from 1 to 10000" }),
+  price: z.number({ error: _expected("price", "a number") }).refine((price) => toMinorUnits(price) !== null, {
+    error: (issue) =>
+      `price must be a number from 0 to 9999999999.99 with at most 2 decimals: got ${
+        JSON.stringify(issue.input)
+      }`,
+  }),
+}, { error: "each item must be an object" });
+
+/** The request body schema (zod); `parseCreateOrderRequest` is the way to use it. */
+export const CreateOrderRequestSchema = z.strictObject({
+  storeId: uuid("storeId"),
+  buyerEmail: z.string({ error: _expected("buyerEmail", "a string") }).trim()
+    .max(254, { error: "buyerEmail must be at most 254 characters" })
+    .pipe(z.email({ error: "buyerEmail must be a valid e-mail address" })),
+  buyerName: _text("buyerName", 200),
+  buyerPhone: z.string({ error: _expected("buyerPhone", "a string") }).max(40, {
+    error: "buyerPhone is too long",
+  })
+    .transform((phone) => phone.replace(PHONE_SEPARATORS, ""))
+    .refine((phone) => E164.test(phone), {
+      error: "buyerPhone must start with + and the country code, then 7 to 15 digits in all",
+    }),
+  shippingAddress: ShippingAddressSchema,
+  items: z.array(ItemSchema, { error: _expected("items", "a list") })
+    .min(1, { error: "items must hold at least 1 item" })
+    .max(100, { error: "items must hold at most 100 items" }),
+  paymentMethod: z.enum(["upi_direct", "gateway"], {
+    error: _expected("paymentMethod", "upi_direct or gateway"),
+  }),
+  gatewayMethod: z.enum(["card", "upi", "wallet"], { error: "gatewayMethod must be card, upi or wallet" })
+    .optional(),
+  paymentProofUrl: z.string({ error: _expected("paymentProofUrl", "a string") }).trim()
+    .max(2048, { error: "paymentProofUrl must be at most 2048 characters" })
+    .refine(_isHttpUrl, { error: "paymentProofUrl must be an absolute http or https URL" })
+    .nullish(),
+}, { error: "the body must be a JSON object" })
+  .superRefine((order, ctx) => {
+    if (order.paymentMethod === "upi_direct" && !order.paymentProofUrl) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["paymentProofUrl"],
+        message: "paymentProofUrl is required for upi_direct",
+      });
+    }
+    if (order.paymentMethod !== "gateway" && order.gatewayMethod !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["gatewayMethod"],
+        message: "gatewayMethod is only allowed with gateway",
+      });
+    }
+  });
+
+/** A validated order request, prices in minor units. */
+export interface CreateOrderRequest {
+  storeId: string;
+  buyerEmail: string;
+  buyerName: string;
+  /** E.164: + and digits only. */
+  buyerPhone: string;
+  shippingAddress: {
+    line1: string;
+    line2: string | null;
+    city: string;
+    state: string;
+    postalCode: string;
+    /** Upper case. */
+    country: string;
+  };
+  items: { productId: string; variantId: string | null; quantity: number; unitPriceMinor: number }[];
+  paymentMethod: "upi_direct" | "gateway";
+  /** Set for gateway (default card), null for upi_direct. */
+  gatewayMethod: "card" | "upi" | "wallet" | null;
+  paymentProofUrl: string | null;
+}
+
+/** Parses a JSON value into a {@linkcode CreateOrderRequest}, or throws VALIDATION_FAILED with every issue. */
+export function parseCreateOrderRequest(body: unknown): CreateOrderRequest {
+  const result = CreateOrderRequestSchema.safeParse(body);
+  if (!result.success) {
+    throw new OrderError("VALIDATION_FAILED", "The request body is invalid", {
+      details: result.error.issues.flatMap((issue): FieldIssue[] =>
+        issue.code === "unrecognized_keys"
+          ? issue.keys.map((key) => ({ path: [...issue.path, key].join("."), message: "unknown field" }))
+          : [{ path: issue.path.join("."), message: issue.message }]
+      ),
+    });
+  }
+  const order = result.data;
+  return {
+    storeId: order.storeId.toLowerCase(),
+    buyerEmail: order.buyerEmail,
+    buyerName: order.buyerName,
+    buyerPhone: order.buyerPhone,
+    shippingAddress: order.shippingAddress,
+    items: order.items.map((item) => ({
+      productId: item.productId.toLowerCase(),
+      variantId: item.variantId?.toLowerCase() ?? null,
+      quantity: item.quantity,
+      unitPriceMinor: toMinorUnits(item.price)!,
+    })),
+    paymentMethod: order.paymentMethod,
+    gatewayMethod: order.paymentMethod === "gateway" ? order.gatewayMethod ?? "card" : null,
+    paymentProofUrl: order.paymentProofUrl ?? null,
+  };
+}
+
+/** Refuses an order whose final amount would not fit numeric(12,2). */
+export function assertAmountFits(finalMinor: number): void {
+  if (!Number.isSafeInteger(finalMinor) || finalMinor > MAX_AMOUNT_MINOR) {
+    throw new OrderError("VALIDATION_FAILED", "The request body is invalid", {
+      details: [{ path: "items", message: "the order's final amount must be at most 9999999999.99" }],
+    });
+  }
+}

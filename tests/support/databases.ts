@@ -1,0 +1,87 @@
+/**
+ * The real databases the suite runs on. One migrated PGlite per test process (opening one costs seconds
+ * and hundreds of MB, so tests share it and isolate themselves by creating their own stores), and one
+ * fresh PostgreSQL database per process on the server at 127.0.0.1:5432, dropped when the process ends.
+ */
+import { resetDatabase } from "../../local/migrate.ts";
+import { openPglite, openPostgres } from "../../local/open_database.ts";
+import type { SqlDatabase } from "../../local/sql_database.ts";
+
+/** Where the suite looks for PostgreSQL; TEST_DATABASE_URL overrides (a server, not a database). */
+export const POSTGRES_SERVER_URL = Deno.env.get("TEST_DATABASE_URL") ??
+  "postgres://postgres@127.0.0.1:5432/postgres";
+
+let pglite: Promise<SqlDatabase> | undefined;
+let postgresDb: Promise<SqlDatabase | null> | undefined;
+
+/** The process's shared, migrated and seeded in-memory PGlite. */
+export function sharedPglite(): Promise<SqlDatabase> {
+  return pglite ??= openPglite();
+}
+
+/** Whether PostgreSQL answers at {@linkcode POSTGRES_SERVER_URL}; under CI=true it must. */
+export async function postgresReachable(): Promise<boolean> {
+  const url = new URL(POSTGRES_SERVER_URL);
+  try {
+    const conn = await Deno.connect({ hostname: url.hostname, port: Number(url.port || 5432) });
+    conn.close();
+    return true;
+  } catch {
+    if (Deno.env.get("CI") === "true") {
+      throw new Error(`CI=true but PostgreSQL is not reachable at ${url.host}: .ci/run must start it`);
+    }
+    return false;
+  }
+}
+
+/**
+ * The process's own fresh PostgreSQL database (migrated and seeded), or null when no server is
+ * reachable (the PostgreSQL half of the suite is then skipped with a notice).
+ */
+export function sharedPostgres(): Promise<SqlDatabase | null> {
+  return postgresDb ??= _createPostgres();
+}
+
+async function _createPostgres(): Promise<SqlDatabase | null> {
+  if (!(await postgresReachable())) {
+    console.warn("notice: PostgreSQL is not reachable at 127.0.0.1:5432; its half of the suite is skipped");
+    return null;
+  }
+  const name = `create_order_test_${Date.now()}_${crypto.randomUUID().slice(0, 8)}`;
+  const admin = openPostgres(POSTGRES_SERVER_URL, 1);
+  try {
+    await _dropStaleTestDatabases(admin);
+    await admin.exec(`create database ${name}`);
+  } finally {
+    await admin.close();
+  }
+  const url = new URL(POSTGRES_SERVER_URL);
+  url.pathname = `/${name}`;
+  const db = openPostgres(url.href, 20);
+  await resetDatabase(db);
+  return db;
+}
+
+/**
+ * Drops the databases of earlier runs: a test process cannot drop its own at exit, so the next run does.
+ * One still in use by a concurrent run refuses the drop (no `force`), and is left alone.
+ */
+async function _dropStaleTestDatabases(admin: SqlDatabase): Promise<void> {
+  const rows = await admin.query<{ datname: string }>(
+    "select datname from pg_database where datname like 'create_order_test_%'",
+  );
+  for (const { datname } of rows) {
+    await admin.exec(`drop database if exists ${datname}`).catch(() => {});
+  }
+}
+
+/** The databases a test should run on: PGlite always, PostgreSQL when reachable. */
+export async function testDatabases(): Promise<{ name: "pglite" | "postgres"; db: SqlDatabase }[]> {
+  const all: { name: "pglite" | "postgres"; db: SqlDatabase }[] = [{
+    name: "pglite",
+    db: await sharedPglite(),
+  }];
+  const pg = await sharedPostgres();
+  if (pg) all.push({ name: "postgres", db: pg });
+  return all;
+}
