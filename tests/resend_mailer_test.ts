@@ -1,0 +1,210 @@
+import assert from "node:assert/strict";
+import { createResendMailer, parseRetryAfter } from "../supabase/functions/_shared/resend_mailer.ts";
+import { sendOrderEmails } from "../supabase/functions/_shared/outbox_sender.ts";
+import { renderOrderEmail } from "../supabase/functions/_shared/email_templates.ts";
+import { fakeSleep, recordingOutbox } from "./support/recording_outbox.ts";
+import { orderEmailData, outboxEmail } from "./support/order_emails.ts";
+import { startFakeResend } from "./support/fake_resend.ts";
+
+const render = {
+  from: "Chai & Co. <orders@example.com>",
+  trackingUrlTemplate: "https://shop.example.com/t/{orderId}",
+};
+const API_KEY = "re_test_key";
+
+async function withFake(work: (fake: ReturnType<typeof startFakeResend>) => Promise<void>) {
+  const fake = startFakeResend();
+  try {
+    await work(fake);
+  } finally {
+    await fake.close();
+  }
+}
+
+function deps(fakeUrl: string, outbox = recordingOutbox()) {
+  const { sleep, waits } = fakeSleep();
+  const logs: Record<string, unknown>[] = [];
+  return {
+    outbox,
+    waits,
+    logs,
+    deps: {
+      mailer: createResendMailer({ apiKey: API_KEY, baseUrl: fakeUrl }),
+      outbox,
+      render,
+      sleep,
+      log: (event: Record<string, unknown>) => void logs.push(event),
+    },
+  };
+}
+
+Deno.test("sendOrderEmails() through Resend sends both mails with recipients, Reply-To, from and keys", async () => {
+  await withFake(async (fake) => {
+    const data = orderEmailData();
+    const emails = [outboxEmail("buyer", data), outboxEmail("seller", data)];
+    const t = deps(fake.url);
+    const summary = await sendOrderEmails(emails, t.deps);
+
+    assert.deepEqual(summary, { claimed: 2, sent: 2, failed: 0 });
+    assert.equal(fake.requests.length, 2);
+    const byKey = new Map(fake.requests.map((r) => [r.idempotencyKey, r]));
+    const buyer = byKey.get(`order/${data.orderId}/buyer`)!.body as Record<string, unknown>;
+    const seller = byKey.get(`order/${data.orderId}/seller`)!.body as Record<string, unknown>;
+    assert.deepEqual([buyer.to, buyer.reply_to, buyer.from], [
+      "asha@example.com",
+      "owner@example.com",
+      render.from,
+    ]);
+    assert.deepEqual([seller.to, seller.reply_to, seller.from], [
+      "owner@example.com",
+      "asha@example.com",
+      render.from,
+    ]);
+    assert.equal(buyer.subject, "Your order ORD-2026-000042 at Chai & Co.");
+    assert.ok(fake.requests.every((r) => r.path === "/emails" && r.authorization === `Bearer ${API_KEY}`));
+    // one recordResults call, each row with the id Resend gave it
+    assert.equal(t.outbox.recorded.length, 1);
+    const ids = new Map(fake.delivered.map((d) => [d.to, d.id]));
+    assert.deepEqual(t.outbox.recorded[0], [
+      { id: emails[0].id, attempts: 1, providerId: ids.get("asha@example.com") },
+      { id: emails[1].id, attempts: 1, providerId: ids.get("owner@example.com") },
+    ]);
+    assert.ok(!JSON.stringify(t.logs).includes("@"), "no address in the logs");
+  });
+});
+
+Deno.test("sendOrderEmails() through Resend sends once after a provider 500 then 200", async () => {
+  await withFake(async (fake) => {
+    fake.script({ status: 500 });
+    const email = outboxEmail("buyer");
+    const t = deps(fake.url);
+    await sendOrderEmails([email], t.deps);
+
+    assert.equal(fake.requests.length, 2);
+    assert.equal(fake.delivered.length, 1);
+    assert.deepEqual(t.waits, [500]);
+    assert.deepEqual(t.outbox.recorded, [[{ id: email.id, attempts: 2, providerId: fake.delivered[0].id }]]);
+  });
+});
+
+Deno.test("sendOrderEmails() through Resend waits a 429's retry-after, then sends", async () => {
+  await withFake(async (fake) => {
+    fake.script({ status: 429, retryAfter: 2 });
+    const email = outboxEmail("seller");
+    const t = deps(fake.url);
+    await sendOrderEmails([email], t.deps);
+
+    assert.deepEqual(t.waits, [2000]);
+    assert.equal(fake.delivered.length, 1);
+    assert.deepEqual(t.outbox.recorded, [[{ id: email.id, attempts: 2, providerId: fake.delivered[0].id }]]);
+  });
+});
+
+Deno.test("sendOrderEmails() through Resend leaves a row failed with the error after 3 tries when down", async () => {
+  await withFake(async (fake) => {
+    await fake.down();
+    const email = outboxEmail("buyer");
+    const t = deps(fake.url);
+    const summary = await sendOrderEmails([email], t.deps);
+
+    assert.deepEqual(summary, { claimed: 1, sent: 0, failed: 1 });
+    assert.deepEqual(t.waits, [500, 1000]);
+    const [[result]] = t.outbox.recorded;
+    assert.equal(result.attempts, 3);
+    assert.ok("error" in result && result.error.startsWith("resend network application_error"));
+  });
+});
+
+Deno.test("sendOrderEmails() through Resend does not retry a 422 validation error", async () => {
+  await withFake(async (fake) => {
+    fake.script({ status: 422 });
+    const email = outboxEmail("buyer");
+    const t = deps(fake.url);
+    await sendOrderEmails([email], t.deps);
+
+    assert.equal(fake.requests.length, 1);
+    assert.deepEqual(t.waits, []);
+    const [[result]] = t.outbox.recorded;
+    assert.ok("error" in result && result.error.startsWith("resend 422 validation_error"));
+  });
+});
+
+Deno.test("createResendMailer() send() twice with one idempotency key delivers once", async () => {
+  await withFake(async (fake) => {
+    const mailer = createResendMailer({ apiKey: API_KEY, baseUrl: fake.url });
+    const message = renderOrderEmail(outboxEmail("buyer"), render);
+    const first = await mailer.send(message, "order/x/buyer");
+    const second = await mailer.send(message, "order/x/buyer");
+
+    assert.deepEqual(first, second);
+    assert.equal(fake.requests.length, 2);
+    assert.equal(fake.delivered.length, 1);
+  });
+});
+
+Deno.test("createResendMailer() sendBatch() posts batches of at most 100 with a key per batch", async () => {
+  await withFake(async (fake) => {
+    const mailer = createResendMailer({ apiKey: API_KEY, baseUrl: fake.url });
+    const messages = Array.from({ length: 150 }, (_, i) => ({
+      message: renderOrderEmail(outboxEmail("buyer"), render),
+      idempotencyKey: `order/${i}/buyer`,
+    }));
+    const results = await mailer.sendBatch(messages);
+    const again = await mailer.sendBatch(messages);
+
+    assert.deepEqual(fake.requests.map((r) => [r.path, (r.body as unknown[]).length]), [
+      ["/emails/batch", 100],
+      ["/emails/batch", 50],
+      ["/emails/batch", 100],
+      ["/emails/batch", 50],
+    ]);
+    assert.ok(fake.requests.every((r) => /^order-batch\/[0-9a-f]{64}$/.test(r.idempotencyKey ?? "")));
+    assert.equal(fake.delivered.length, 150, "the repeated batches were deduplicated");
+    assert.deepEqual(results, again);
+    assert.deepEqual(results.map((r) => r.ok ? r.providerId : null), fake.delivered.map((d) => d.id));
+  });
+});
+
+Deno.test("createResendMailer() sendBatch() answers a 429 for every message, with its retry-after", async () => {
+  await withFake(async (fake) => {
+    fake.script({ status: 429, retryAfter: 1 });
+    const mailer = createResendMailer({ apiKey: API_KEY, baseUrl: fake.url });
+    const messages = ["a", "b"].map((id) => ({
+      message: renderOrderEmail(outboxEmail("seller"), render),
+      idempotencyKey: `order/${id}/seller`,
+    }));
+    const results = await mailer.sendBatch(messages);
+
+    assert.deepEqual(results.map((r) => !r.ok && [r.retryable, r.retryAfterMs]), [[true, 1000], [
+      true,
+      1000,
+    ]]);
+  });
+});
+
+Deno.test("createResendMailer() sendBatch() sends each message alone after a strict 422 of the batch", async () => {
+  await withFake(async (fake) => {
+    fake.script({ status: 422 }, "ok", { status: 422 });
+    const mailer = createResendMailer({ apiKey: API_KEY, baseUrl: fake.url });
+    const messages = ["a", "b"].map((id) => ({
+      message: renderOrderEmail(outboxEmail("buyer"), render),
+      idempotencyKey: `order/${id}/buyer`,
+    }));
+    const results = await mailer.sendBatch(messages);
+
+    assert.deepEqual(fake.requests.map((r) => [r.path, r.idempotencyKey]), [
+      ["/emails/batch", fake.requests[0].idempotencyKey],
+      ["/emails", "order/a/buyer"],
+      ["/emails", "order/b/buyer"],
+    ]);
+    assert.deepEqual(results.map((r) => r.ok), [true, false]);
+  });
+});
+
+Deno.test("parseRetryAfter() reads seconds and HTTP dates", () => {
+  assert.equal(parseRetryAfter("2"), 2000);
+  assert.equal(parseRetryAfter("0.5"), 500);
+  assert.equal(parseRetryAfter("Sun, 22 Nov 2026 10:00:05 GMT", Date.parse("2026-11-22T10:00:00Z")), 5000);
+  assert.equal(parseRetryAfter("soon"), undefined);
+  assert.equal(parseRetryAfter(undefined), undefined);
+});

@@ -1,0 +1,35 @@
+/** An in-memory EmailOutbox for sender tests that need no database: hands out rows, records results. */
+import type { ClaimOptions, EmailOutbox } from "../../supabase/functions/_shared/email_outbox.ts";
+import type { EmailResult, OutboxEmail } from "../../supabase/functions/_shared/order_email.ts";
+
+/** The outbox plus what it was told. */
+export interface RecordingOutbox extends EmailOutbox {
+  /** Each `recordResults` call's argument, in order. */
+  recorded: EmailResult[][];
+  claims: ClaimOptions[];
+}
+
+/** An outbox whose `claimDue` hands out `due` once, in slices of the claimed limit. */
+export function recordingOutbox(due: OutboxEmail[] = []): RecordingOutbox {
+  const left = [...due];
+  const recorded: EmailResult[][] = [];
+  const claims: ClaimOptions[] = [];
+  return {
+    recorded,
+    claims,
+    claimDue(options) {
+      claims.push(options);
+      return Promise.resolve(left.splice(0, options.limit));
+    },
+    recordResults(results) {
+      recorded.push(results);
+      return Promise.resolve();
+    },
+  };
+}
+
+/** A sleep that records the waits and returns at once. */
+export function fakeSleep(): { sleep: (ms: number) => Promise<void>; waits: number[] } {
+  const waits: number[] = [];
+  return { waits, sleep: (ms) => (waits.push(ms), Promise.resolve()) };
+}
