@@ -1,0 +1,80 @@
+/**
+ * `deno task outbox`: sends every e-mail the request path did not (pending or failed rows at least a minute
+ * old, and claims left `sending` by a sender that died), through Resend when RESEND_API_KEY is set, else
+ * into `.local/outbox/`. Safe from cron and concurrently: rows are claimed with `for update skip locked`.
+ *
+ *   deno task outbox [--min-age=<seconds, default 60>] [--stale-after=<seconds, default 300>]
+ */
+import { createClient } from "@supabase/supabase-js";
+import { parseConfig } from "../supabase/functions/_shared/config.ts";
+import type { Mailer } from "../supabase/functions/_shared/mailer.ts";
+import { drainOutbox, type SendSummary } from "../supabase/functions/_shared/outbox_sender.ts";
+import { createResendMailer } from "../supabase/functions/_shared/resend_mailer.ts";
+import { supabaseEmailOutbox } from "../supabase/functions/_shared/supabase_email_outbox.ts";
+import { createFileMailer } from "./file_mailer.ts";
+
+/** What the task may be handed instead of its defaults (tests). */
+export interface OutboxTaskIo {
+  mailer?: Mailer;
+  log?: (event: Record<string, unknown>) => void;
+  print?: (line: string) => void;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** Runs one drain with the configuration of `env` and the flags in `args`; returns and prints the counts. */
+export async function runOutboxTask(
+  args: string[],
+  env: Record<string, string | undefined>,
+  io: OutboxTaskIo = {},
+): Promise<SendSummary> {
+  const flags = parseOutboxFlags(args);
+  const config = parseConfig(env);
+  const log = io.log ??
+    ((event) => console.error(JSON.stringify({ at: new Date().toISOString(), ...event })));
+  const mailer = io.mailer ??
+    (config.resend ? createResendMailer(config.resend) : createFileMailer({ log }));
+  const client = createClient(config.supabaseUrl, config.serviceKey, {
+    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+  });
+  const summary = await drainOutbox({
+    mailer,
+    outbox: supabaseEmailOutbox(client, config.databaseTimeoutMs),
+    render: { from: config.emailFrom, trackingUrlTemplate: config.trackingUrlTemplate },
+    log,
+    ...(io.sleep ? { sleep: io.sleep } : {}),
+  }, flags);
+  (io.print ?? console.log)(
+    `outbox: claimed ${summary.claimed}, sent ${summary.sent}, failed ${summary.failed}`,
+  );
+  return summary;
+}
+
+/** `--min-age=<s>` and `--stale-after=<s>`, whole seconds >= 0. */
+export function parseOutboxFlags(args: string[]): { minAgeSeconds: number; staleAfterSeconds: number } {
+  const flags = { minAgeSeconds: 60, staleAfterSeconds: 300 };
+  for (const arg of args) {
+    const match = /^--(min-age|stale-after)=(.*)$/.exec(arg);
+    if (!match) {
+      throw new Error(`unknown argument ${arg}: use --min-age=<seconds> or --stale-after=<seconds>`);
+    }
+    const value = Number(match[2]);
+    if (match[2] === "" || !Number.isInteger(value) || value < 0) {
+      throw new Error(
+        `--${match[1]} must be a whole number of seconds >= 0: got ${JSON.stringify(match[2])}`,
+      );
+    }
+    if (match[1] === "min-age") flags.minAgeSeconds = value;
+    else flags.staleAfterSeconds = value;
+  }
+  return flags;
+}
+
+if (import.meta.main) {
+  try {
+    const { failed } = await runOutboxTask(Deno.args, Deno.env.toObject());
+    Deno.exit(failed > 0 ? 1 : 0);
+  } catch (error) {
+    console.error(`outbox: ${(error as Error).message}`);
+    Deno.exit(2);
+  }
+}
