@@ -1,0 +1,85 @@
+import assert from "node:assert/strict";
+import { ConfigError, parseConfig } from "../supabase/functions/_shared/config.ts";
+
+const BASE = {
+  SUPABASE_URL: "https://abc.supabase.co/",
+  SUPABASE_SERVICE_ROLE_KEY: "service",
+  SUPABASE_ANON_KEY: "anon",
+};
+
+function failure(env: Record<string, string>): string {
+  try {
+    parseConfig(env);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError);
+    return error.message;
+  }
+  assert.fail("the configuration was accepted");
+}
+
+Deno.test("parseConfig() accepts legacy and newer keys in the places the contract says", () => {
+  const config = parseConfig({
+    ...BASE,
+    SUPABASE_PUBLISHABLE_KEYS: '{"default":"sb_publishable_a","web":"sb_publishable_b"}',
+    SUPABASE_SECRET_KEYS: '{"default":"sb_secret_c"}',
+  });
+  assert.deepEqual(config.apiKeys, {
+    bearer: ["anon", "service", "sb_publishable_a", "sb_publishable_b", "sb_secret_c"],
+    apikeyHeader: ["sb_publishable_a", "sb_publishable_b", "sb_secret_c"],
+  });
+  assert.equal(config.supabaseUrl, "https://abc.supabase.co");
+  assert.equal(config.serviceKey, "service");
+});
+
+Deno.test("parseConfig() falls back to the default secret key for the database", () => {
+  const config = parseConfig({
+    SUPABASE_URL: BASE.SUPABASE_URL,
+    SUPABASE_SECRET_KEYS: '{"default":"sb_secret_c"}',
+  });
+  assert.equal(config.serviceKey, "sb_secret_c");
+});
+
+Deno.test("parseConfig() names the variable that is missing or malformed", () => {
+  assert.match(failure({ SUPABASE_SERVICE_ROLE_KEY: "s" }), /^SUPABASE_URL /);
+  assert.match(failure({ SUPABASE_URL: "https://x.co" }), /^SUPABASE_SERVICE_ROLE_KEY /);
+  assert.match(failure({ ...BASE, SUPABASE_SECRET_KEYS: "sb_secret_c" }), /^SUPABASE_SECRET_KEYS /);
+  assert.match(failure({ ...BASE, DATABASE_TIMEOUT_MS: "soon" }), /^DATABASE_TIMEOUT_MS /);
+  assert.match(failure({ ...BASE, RESEND_BASE_URL: "not a url", RESEND_API_KEY: "k" }), /^RESEND_BASE_URL /);
+});
+
+Deno.test("parseConfig() requires ORDER_EMAIL_FROM, RESEND_API_KEY and ORDER_TRACKING_URL in production", () => {
+  const production = { ...BASE, APP_ENV: "production" };
+  assert.match(failure(production), /^ORDER_EMAIL_FROM /);
+  assert.match(failure({ ...production, ORDER_EMAIL_FROM: "Shop <o@shop.example>" }), /^RESEND_API_KEY /);
+  assert.match(
+    failure({ ...production, ORDER_EMAIL_FROM: "Shop <o@shop.example>", RESEND_API_KEY: "re_x" }),
+    /^ORDER_TRACKING_URL /,
+  );
+  const config = parseConfig({
+    ...production,
+    ORDER_EMAIL_FROM: "Shop <o@shop.example>",
+    RESEND_API_KEY: "re_x",
+    ORDER_TRACKING_URL: "https://shop.example/orders/{orderId}",
+  });
+  assert.equal(config.production, true);
+});
+
+Deno.test("parseConfig() refuses an ORDER_EMAIL_FROM with a line break", () => {
+  assert.match(failure({ ...BASE, ORDER_EMAIL_FROM: "a@b.co\r\nBcc: x@y.z" }), /^ORDER_EMAIL_FROM /);
+});
+
+Deno.test("parseConfig() defaults origins to * and rate limits to 120 per IP and 10 per e-mail an hour", () => {
+  const config = parseConfig(BASE);
+  assert.deepEqual(config.allowedOrigins, ["*"]);
+  assert.deepEqual(config.rateLimits, {
+    perIp: { limit: 120, windowSeconds: 3600 },
+    perEmail: { limit: 10, windowSeconds: 3600 },
+  });
+  assert.deepEqual(
+    parseConfig({ ...BASE, ALLOWED_ORIGINS: "https://a.example, https://b.example" }).allowedOrigins,
+    [
+      "https://a.example",
+      "https://b.example",
+    ],
+  );
+});

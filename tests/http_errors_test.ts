@@ -1,0 +1,113 @@
+import assert from "node:assert/strict";
+import { ERROR_STATUS, internalError, OrderError } from "../supabase/functions/_shared/errors.ts";
+import { renderError } from "../supabase/functions/_shared/http_errors.ts";
+import { mapDatabaseError } from "../supabase/functions/_shared/database_errors.ts";
+import { corsOriginHeaders, corsPreflightHeaders } from "../supabase/functions/_shared/cors.ts";
+
+Deno.test("ERROR_STATUS maps every contract code to its status", () => {
+  assert.deepEqual(ERROR_STATUS, {
+    INVALID_JSON: 400,
+    VALIDATION_FAILED: 400,
+    PRICE_MISMATCH: 400,
+    UNAUTHORIZED: 401,
+    STORE_NOT_FOUND: 404,
+    PRODUCT_NOT_FOUND: 404,
+    VARIANT_NOT_FOUND: 404,
+    METHOD_NOT_ALLOWED: 405,
+    IDEMPOTENCY_KEY_IN_USE: 409,
+    PAYLOAD_TOO_LARGE: 413,
+    IDEMPOTENCY_KEY_REUSED: 422,
+    RATE_LIMITED: 429,
+    INTERNAL_ERROR: 500,
+  });
+});
+
+Deno.test("renderError() renders an OrderError with its code, message, details and headers", () => {
+  const rendered = renderError(
+    new OrderError("VALIDATION_FAILED", "bad", {
+      details: [{ path: "x", message: "y" }],
+      headers: { A: "b" },
+    }),
+  );
+  assert.deepEqual(rendered, {
+    status: 400,
+    body: {
+      success: false,
+      error: { code: "VALIDATION_FAILED", message: "bad", details: [{ path: "x", message: "y" }] },
+    },
+    headers: { A: "b" },
+  });
+});
+
+Deno.test("renderError() never echoes an unknown error", () => {
+  const rendered = renderError(new Error('relation "orders" does not exist at line 3, key sb_secret_xyz'));
+  assert.deepEqual(rendered, {
+    status: 500,
+    body: { success: false, error: { code: "INTERNAL_ERROR", message: "Internal error" } },
+    headers: {},
+  });
+});
+
+Deno.test("renderError() hides an internal error's own message too", () => {
+  const rendered = renderError(internalError(new Error("connection refused"), "database down at 10.0.0.5"));
+  assert.equal(rendered.body.error.message, "Internal error");
+});
+
+Deno.test("mapDatabaseError() maps create_order's SQLSTATEs by code", async (t) => {
+  const cases: [string, string, number][] = [
+    ["OCS04", "STORE_NOT_FOUND", 404],
+    ["OCP04", "PRODUCT_NOT_FOUND", 404],
+    ["OCV04", "VARIANT_NOT_FOUND", 404],
+    ["OC400", "PRICE_MISMATCH", 400],
+    ["OCI09", "IDEMPOTENCY_KEY_IN_USE", 409],
+    ["OCI22", "IDEMPOTENCY_KEY_REUSED", 422],
+    ["OCR29", "RATE_LIMITED", 429],
+    ["OCA00", "INTERNAL_ERROR", 500],
+    ["42501", "INTERNAL_ERROR", 500],
+    ["PGRST202", "INTERNAL_ERROR", 500],
+  ];
+  for (const [sqlstate, code, status] of cases) {
+    await t.step(`${sqlstate} -> ${code}`, () => {
+      const error = mapDatabaseError({
+        code: sqlstate,
+        message: "STORE_NOT_FOUND: misleading text",
+        details: null,
+      });
+      assert.equal(error.code, code);
+      assert.equal(renderError(error).status, status);
+    });
+  }
+});
+
+Deno.test("mapDatabaseError() passes PRICE_MISMATCH details and RATE_LIMITED Retry-After", () => {
+  const mismatch = mapDatabaseError({ code: "OC400", details: '[{"index":0,"price":349}]' });
+  assert.deepEqual(mismatch.details, [{ index: 0, price: 349 }]);
+  const limited = mapDatabaseError({ code: "OCR29", details: '{"retryAfterSeconds":1234}' });
+  assert.deepEqual(limited.headers, { "Retry-After": "1234" });
+});
+
+Deno.test("corsOriginHeaders() allows any origin with * and only listed ones otherwise", () => {
+  assert.deepEqual(corsOriginHeaders("https://shop.example", ["*"]), { "Access-Control-Allow-Origin": "*" });
+  assert.deepEqual(corsOriginHeaders("https://shop.example", ["https://shop.example"]), {
+    "Access-Control-Allow-Origin": "https://shop.example",
+    Vary: "Origin",
+  });
+  assert.deepEqual(corsOriginHeaders("https://evil.example", ["https://shop.example"]), { Vary: "Origin" });
+});
+
+Deno.test("corsPreflightHeaders() allows POST and every header supabase-js sends, cached by the browser", () => {
+  const headers = corsPreflightHeaders(null, ["*"]);
+  assert.equal(headers["Access-Control-Allow-Methods"], "POST, OPTIONS");
+  assert.deepEqual(headers["Access-Control-Allow-Headers"].split(", "), [
+    "authorization",
+    "x-client-info",
+    "apikey",
+    "content-type",
+    "idempotency-key",
+    "x-retry-count",
+    "traceparent",
+    "tracestate",
+    "baggage",
+  ]);
+  assert.equal(headers["Access-Control-Max-Age"], "86400");
+});

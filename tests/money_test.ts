@@ -1,0 +1,84 @@
+import assert from "node:assert/strict";
+import {
+  calculateCheckoutFee,
+  CHECKOUT_FEE_RATES_BP,
+  divideRoundHalfUp,
+  priceOrder,
+  toMinorUnits,
+} from "../supabase/functions/_shared/money.ts";
+
+Deno.test("calculateCheckoutFee() applies each rate of spec 4.1", async (t) => {
+  const cases = [
+    { method: "upi_direct", gateway: null, totalMinor: 100_000, fee: 0 },
+    { method: "gateway", gateway: "card", totalMinor: 100_000, fee: 2_500 },
+    { method: "gateway", gateway: "upi", totalMinor: 100_000, fee: 2_000 },
+    { method: "gateway", gateway: "wallet", totalMinor: 100_000, fee: 2_000 },
+  ] as const;
+  for (const c of cases) {
+    await t.step(`${c.method}/${c.gateway ?? "-"}: 1000.00 -> fee ${c.fee / 100}`, () => {
+      assert.equal(calculateCheckoutFee(c.totalMinor, c.method, c.gateway), c.fee);
+    });
+  }
+});
+
+Deno.test("calculateCheckoutFee() charges card rates when a gateway order names no sub-method", () => {
+  assert.equal(calculateCheckoutFee(100_000, "gateway", null), 2_500);
+});
+
+Deno.test("calculateCheckoutFee() rounds half up at an exact half", () => {
+  assert.equal(calculateCheckoutFee(20, "gateway", "card"), 1); // 0.20 at 2.5 % = 0.005 -> 0.01
+  assert.equal(calculateCheckoutFee(25, "gateway", "upi"), 1); // 0.25 at 2 % = 0.005 -> 0.01
+});
+
+Deno.test("calculateCheckoutFee() rounds down below a half", () => {
+  assert.equal(calculateCheckoutFee(19, "gateway", "card"), 0); // 0.00475 -> 0.00
+  assert.equal(calculateCheckoutFee(59_800, "gateway", "card"), 1_495); // 14.95 exactly
+  assert.equal(calculateCheckoutFee(69_899, "gateway", "upi"), 1_398); // 13.9798 -> 13.98
+});
+
+Deno.test("divideRoundHalfUp() rounds exact halves up and others to nearest", () => {
+  assert.deepEqual([5, 14, 15, 16, 25].map((n) => divideRoundHalfUp(n, 10)), [1, 1, 2, 2, 3]);
+});
+
+Deno.test("CHECKOUT_FEE_RATES_BP holds the rates of spec 4.1 in basis points", () => {
+  assert.deepEqual(CHECKOUT_FEE_RATES_BP, { upi_direct: 0, gateway: { card: 250, upi: 200, wallet: 200 } });
+});
+
+Deno.test("priceOrder() sums without float error: 0.10 x 3 = 0.30", () => {
+  assert.deepEqual(priceOrder([{ unitPriceMinor: toMinorUnits(0.1)!, quantity: 3 }], "upi_direct"), {
+    totalMinor: 30,
+    feeMinor: 0,
+    finalMinor: 30,
+  });
+});
+
+Deno.test("priceOrder() makes finalAmount total plus fee across lines", () => {
+  const amounts = priceOrder(
+    [
+      { unitPriceMinor: 34_900, quantity: 2 },
+      { unitPriceMinor: 19_950, quantity: 1 },
+    ],
+    "gateway",
+    "card",
+  );
+  assert.deepEqual(amounts, { totalMinor: 89_750, feeMinor: 2_244, finalMinor: 91_994 }); // fee 22.4375 -> 22.44
+});
+
+Deno.test("toMinorUnits() converts amounts with up to two decimals exactly", async (t) => {
+  const cases: [number, number | null][] = [
+    [19.99, 1999],
+    [0.1, 10],
+    [1.005, null],
+    [0, 0],
+    [349, 34_900],
+    [9_999_999_999.99, 999_999_999_999],
+    [10_000_000_000, null],
+    [-1, null],
+    [1e21, null],
+    [Number.NaN, null],
+    [Number.POSITIVE_INFINITY, null],
+  ];
+  for (const [amount, minor] of cases) {
+    await t.step(`${amount} -> ${minor}`, () => assert.equal(toMinorUnits(amount), minor));
+  }
+});

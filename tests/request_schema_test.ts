@@ -1,0 +1,268 @@
+import assert from "node:assert/strict";
+import {
+  assertAmountFits,
+  parseCreateOrderRequest,
+} from "../supabase/functions/create-order/request_schema.ts";
+import { OrderError } from "../supabase/functions/_shared/errors.ts";
+
+const STORE = "11111111-1111-4111-8111-111111111111";
+const PRODUCT = "aaaaaaaa-0001-4000-8000-000000000001";
+const VARIANT = "bbbbbbbb-0002-4000-8000-000000000002";
+
+function valid(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    storeId: STORE,
+    buyerEmail: "asha@example.com",
+    buyerName: "Asha Rao",
+    buyerPhone: "+919876543210",
+    shippingAddress: {
+      line1: "12 MG Road",
+      city: "Pune",
+      state: "Maharashtra",
+      postalCode: "411001",
+      country: "IN",
+    },
+    items: [{ productId: PRODUCT, quantity: 2, price: 349 }],
+    paymentMethod: "upi_direct",
+    paymentProofUrl: "https://proofs.example.com/1.png",
+    ...overrides,
+  };
+}
+
+function address(overrides: Record<string, unknown>) {
+  return { shippingAddress: { ...(valid().shippingAddress as object), ...overrides } };
+}
+
+function item(overrides: Record<string, unknown>) {
+  return { items: [{ productId: PRODUCT, quantity: 1, price: 349, ...overrides }] };
+}
+
+/** The paths of the issues a body is refused for (asserting paths, never prose). */
+function failingPaths(body: unknown): string[] {
+  try {
+    parseCreateOrderRequest(body);
+  } catch (error) {
+    assert.ok(error instanceof OrderError);
+    assert.equal(error.code, "VALIDATION_FAILED");
+    return (error.details as { path: string }[]).map((issue) => issue.path);
+  }
+  assert.fail("the body was accepted");
+}
+
+Deno.test("parseCreateOrderRequest() accepts a valid upi_direct order and converts prices to minor units", () => {
+  const order = parseCreateOrderRequest(valid());
+  assert.deepEqual(order.items, [{
+    productId: PRODUCT,
+    variantId: null,
+    quantity: 2,
+    unitPriceMinor: 34_900,
+  }]);
+  assert.equal(order.gatewayMethod, null);
+  assert.equal(order.paymentProofUrl, "https://proofs.example.com/1.png");
+});
+
+Deno.test("parseCreateOrderRequest() refuses every missing required field", async (t) => {
+  for (
+    const field of [
+      "storeId",
+      "buyerEmail",
+      "buyerName",
+      "buyerPhone",
+      "shippingAddress",
+      "items",
+      "paymentMethod",
+    ]
+  ) {
+    await t.step(field, () => {
+      const body = valid();
+      delete body[field];
+      assert.deepEqual(failingPaths(body), [field]);
+    });
+  }
+});
+
+Deno.test("parseCreateOrderRequest() refuses an unknown top-level field", () => {
+  assert.deepEqual(failingPaths(valid({ discount: 100 })), ["discount"]);
+});
+
+Deno.test("parseCreateOrderRequest() refuses unknown fields in the address and items", () => {
+  assert.deepEqual(failingPaths(valid(address({ zip: "1" }))), ["shippingAddress.zip"]);
+  assert.deepEqual(failingPaths(valid(item({ total: 1 }))), ["items.0.total"]);
+});
+
+Deno.test("parseCreateOrderRequest() refuses a body that is not an object", async (t) => {
+  for (const body of [null, [], "order", 42, true]) {
+    await t.step(JSON.stringify(body), () => assert.deepEqual(failingPaths(body), [""]));
+  }
+});
+
+Deno.test("parseCreateOrderRequest() requires storeId, productId and variantId to be UUIDs", () => {
+  assert.deepEqual(failingPaths(valid({ storeId: "store-1" })), ["storeId"]);
+  assert.deepEqual(failingPaths(valid(item({ productId: "p1" }))), ["items.0.productId"]);
+  assert.deepEqual(failingPaths(valid(item({ variantId: "v1" }))), ["items.0.variantId"]);
+});
+
+Deno.test("parseCreateOrderRequest() accepts variantId when it is a UUID", () => {
+  assert.equal(parseCreateOrderRequest(valid(item({ variantId: VARIANT }))).items[0].variantId, VARIANT);
+});
+
+Deno.test("parseCreateOrderRequest() trims buyerEmail and requires a valid address of at most 254 chars", () => {
+  assert.equal(
+    parseCreateOrderRequest(valid({ buyerEmail: "  asha@example.com " })).buyerEmail,
+    "asha@example.com",
+  );
+  assert.deepEqual(failingPaths(valid({ buyerEmail: "asha@" })), ["buyerEmail"]);
+  assert.deepEqual(failingPaths(valid({ buyerEmail: `${"a".repeat(250)}@example.com` })), ["buyerEmail"]);
+});
+
+Deno.test("parseCreateOrderRequest() requires buyerName of 1 to 200 chars after trim", () => {
+  assert.deepEqual(failingPaths(valid({ buyerName: "   " })), ["buyerName"]);
+  assert.deepEqual(failingPaths(valid({ buyerName: "a".repeat(201) })), ["buyerName"]);
+  assert.equal(
+    parseCreateOrderRequest(valid({ buyerName: ` ${"a".repeat(200)} ` })).buyerName,
+    "a".repeat(200),
+  );
+});
+
+Deno.test("parseCreateOrderRequest() normalises buyerPhone to E.164", () => {
+  assert.equal(
+    parseCreateOrderRequest(valid({ buyerPhone: "+91 (98765) 432-10" })).buyerPhone,
+    "+919876543210",
+  );
+  assert.equal(parseCreateOrderRequest(valid({ buyerPhone: "+1.415.555.0100" })).buyerPhone, "+14155550100");
+});
+
+Deno.test("parseCreateOrderRequest() requires buyerPhone with a country code and 7 to 15 digits", async (t) => {
+  for (const phone of ["9876543210", "+12345", "+1234567890123456", "+91 98765 4321x", "++919876543210"]) {
+    await t.step(phone, () => assert.deepEqual(failingPaths(valid({ buyerPhone: phone })), ["buyerPhone"]));
+  }
+});
+
+Deno.test("parseCreateOrderRequest() requires paymentMethod upi_direct or gateway", () => {
+  assert.deepEqual(failingPaths(valid({ paymentMethod: "cash" })), ["paymentMethod"]);
+});
+
+Deno.test("parseCreateOrderRequest() requires paymentProofUrl for upi_direct", () => {
+  assert.deepEqual(failingPaths(valid({ paymentProofUrl: undefined })), ["paymentProofUrl"]);
+});
+
+Deno.test("parseCreateOrderRequest() makes paymentProofUrl optional for gateway", () => {
+  const order = parseCreateOrderRequest(valid({ paymentMethod: "gateway", paymentProofUrl: undefined }));
+  assert.equal(order.paymentProofUrl, null);
+});
+
+Deno.test("parseCreateOrderRequest() accepts only absolute http(s) proof URLs of at most 2048 chars", async (t) => {
+  const refused = [
+    "javascript:alert(1)",
+    "data:image/png;base64,AAAA",
+    "ftp://example.com/p.png",
+    "/relative/p.png",
+    `https://example.com/${"a".repeat(2030)}`,
+  ];
+  for (const url of refused) {
+    await t.step(
+      url.slice(0, 40),
+      () => assert.deepEqual(failingPaths(valid({ paymentProofUrl: url })), ["paymentProofUrl"]),
+    );
+  }
+  assert.equal(
+    parseCreateOrderRequest(valid({ paymentProofUrl: "http://example.com/p.png" })).paymentProofUrl,
+    "http://example.com/p.png",
+  );
+});
+
+Deno.test("parseCreateOrderRequest() defaults gatewayMethod to card for gateway", () => {
+  assert.equal(parseCreateOrderRequest(valid({ paymentMethod: "gateway" })).gatewayMethod, "card");
+  assert.equal(
+    parseCreateOrderRequest(valid({ paymentMethod: "gateway", gatewayMethod: "wallet" })).gatewayMethod,
+    "wallet",
+  );
+});
+
+Deno.test("parseCreateOrderRequest() allows gatewayMethod only with gateway, from card, upi, wallet", () => {
+  assert.deepEqual(failingPaths(valid({ gatewayMethod: "card" })), ["gatewayMethod"]);
+  assert.deepEqual(failingPaths(valid({ paymentMethod: "gateway", gatewayMethod: "netbanking" })), [
+    "gatewayMethod",
+  ]);
+});
+
+Deno.test("parseCreateOrderRequest() requires an assigned ISO 3166-1 alpha-2 country, stored upper-case", async (t) => {
+  assert.equal(parseCreateOrderRequest(valid(address({ country: "in" }))).shippingAddress.country, "IN");
+  for (const country of ["IND", "ZZ", "", "I", 91]) {
+    await t.step(JSON.stringify(country), () => {
+      assert.deepEqual(failingPaths(valid(address({ country }))), ["shippingAddress.country"]);
+    });
+  }
+});
+
+Deno.test("parseCreateOrderRequest() requires postalCode of 1 to 20 chars", () => {
+  assert.deepEqual(failingPaths(valid(address({ postalCode: "" }))), ["shippingAddress.postalCode"]);
+  assert.deepEqual(failingPaths(valid(address({ postalCode: "1".repeat(21) }))), [
+    "shippingAddress.postalCode",
+  ]);
+});
+
+Deno.test("parseCreateOrderRequest() requires line1, city and state of 1 to 200 chars", async (t) => {
+  for (const field of ["line1", "city", "state"]) {
+    await t.step(field, () => {
+      assert.deepEqual(failingPaths(valid(address({ [field]: " " }))), [`shippingAddress.${field}`]);
+      assert.deepEqual(failingPaths(valid(address({ [field]: "x".repeat(201) }))), [
+        `shippingAddress.${field}`,
+      ]);
+    });
+  }
+});
+
+Deno.test("parseCreateOrderRequest() makes line2 optional and at most 200 chars", () => {
+  assert.equal(parseCreateOrderRequest(valid()).shippingAddress.line2, null);
+  assert.equal(
+    parseCreateOrderRequest(valid(address({ line2: "Flat 4B" }))).shippingAddress.line2,
+    "Flat 4B",
+  );
+  assert.deepEqual(failingPaths(valid(address({ line2: "x".repeat(201) }))), ["shippingAddress.line2"]);
+});
+
+Deno.test("parseCreateOrderRequest() requires 1 to 100 items", () => {
+  assert.deepEqual(failingPaths(valid({ items: [] })), ["items"]);
+  const many = Array.from({ length: 101 }, () => ({ productId: PRODUCT, quantity: 1, price: 1 }));
+  assert.deepEqual(failingPaths(valid({ items: many })), ["items"]);
+  assert.equal(parseCreateOrderRequest(valid({ items: many.slice(0, 100) })).items.length, 100);
+});
+
+Deno.test("parseCreateOrderRequest() requires quantity to be an integer from 1 to 10000", async (t) => {
+  for (const quantity of [0, -1, 1.5, 10_001, "2", null]) {
+    await t.step(JSON.stringify(quantity), () => {
+      assert.deepEqual(failingPaths(valid(item({ quantity }))), ["items.0.quantity"]);
+    });
+  }
+  assert.equal(parseCreateOrderRequest(valid(item({ quantity: 10_000 }))).items[0].quantity, 10_000);
+});
+
+Deno.test("parseCreateOrderRequest() requires price to be a finite number >= 0 with at most 2 decimals", async (t) => {
+  for (const price of [-0.01, 1.005, "349", null, 1e21, 10_000_000_000]) {
+    await t.step(JSON.stringify(price), () => {
+      assert.deepEqual(failingPaths(valid(item({ price }))), ["items.0.price"]);
+    });
+  }
+  assert.equal(parseCreateOrderRequest(valid(item({ price: 0 }))).items[0].unitPriceMinor, 0);
+});
+
+Deno.test("parseCreateOrderRequest() reports every failing field at once", () => {
+  assert.deepEqual(failingPaths(valid({ buyerName: "", paymentMethod: "cash" })), [
+    "buyerName",
+    "paymentMethod",
+  ]);
+});
+
+Deno.test("parseCreateOrderRequest() refuses a __proto__ key instead of merging it", () => {
+  const body = JSON.parse(`{"__proto__": {"isAdmin": true}, ${JSON.stringify(valid()).slice(1)}`);
+  assert.deepEqual(failingPaths(body), ["__proto__"]);
+});
+
+Deno.test("assertAmountFits() refuses a final amount above numeric(12,2)", () => {
+  assert.doesNotThrow(() => assertAmountFits(999_999_999_999));
+  assert.throws(
+    () => assertAmountFits(1_000_000_000_000),
+    (error: OrderError) => error.code === "VALIDATION_FAILED",
+  );
+});
