@@ -1,0 +1,103 @@
+import assert from "node:assert/strict";
+import { createFileMailer, emlText } from "../local/file_mailer.ts";
+import { parseOutboxFlags, runOutboxTask } from "../local/outbox_task.ts";
+import { renderOrderEmail } from "../supabase/functions/_shared/email_templates.ts";
+import { sharedPglite } from "./support/databases.ts";
+import { startFakeResend } from "./support/fake_resend.ts";
+import { orderEmailData, outboxEmail } from "./support/order_emails.ts";
+import { createOrderWithEmails, outboxRows, serveOutbox } from "./support/outbox_orders.ts";
+import { fakeSleep } from "./support/recording_outbox.ts";
+
+Deno.test({
+  name: "runOutboxTask() sends an order's e-mails exactly once after its sender died before sending",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const db = await sharedPglite();
+    const fake = startFakeResend();
+    const served = serveOutbox(db);
+    try {
+      // The request path claimed the rows (create_order) and died before sending: they stay 'sending'.
+      const emails = await createOrderWithEmails(db);
+      const env = {
+        SUPABASE_URL: served.url,
+        SUPABASE_SERVICE_ROLE_KEY: served.serviceKey,
+        RESEND_API_KEY: "re_test",
+        RESEND_BASE_URL: fake.url,
+        ORDER_EMAIL_FROM: "Shop <orders@example.com>",
+        ORDER_TRACKING_URL: "https://shop.example.com/t/{orderNumber}",
+      };
+      const printed: string[] = [];
+      const io = {
+        log: () => {},
+        print: (line: string) => void printed.push(line),
+        sleep: fakeSleep().sleep,
+      };
+
+      await runOutboxTask(["--min-age=0"], env, io); // claims not stale yet: nothing of ours is sent
+      assert.equal(fake.delivered.filter((d) => emails.some((e) => e.to === d.to)).length, 0);
+      await runOutboxTask(["--min-age=0", "--stale-after=0"], env, io);
+      await runOutboxTask(["--min-age=0", "--stale-after=0"], env, io);
+
+      const ours = (key: string) => fake.requests.filter((r) => r.idempotencyKey === key).length;
+      assert.deepEqual(emails.map((e) => ours(`order/${e.orderId}/${e.kind}`)), [1, 1]);
+      const rows = await outboxRows(db, [emails[0].orderId]);
+      assert.deepEqual(rows.map((r) => [r.kind, r.status, r.attempts]), [["buyer", "sent", 1], [
+        "seller",
+        "sent",
+        1,
+      ]]);
+      assert.match(printed[1], /^outbox: claimed \d+, sent \d+, failed 0$/);
+    } finally {
+      await served.close();
+      await fake.close();
+    }
+  },
+});
+
+Deno.test("parseOutboxFlags() reads --min-age and --stale-after and refuses anything else", () => {
+  assert.deepEqual(parseOutboxFlags([]), { minAgeSeconds: 60, staleAfterSeconds: 300 });
+  assert.deepEqual(parseOutboxFlags(["--min-age=0", "--stale-after=30"]), {
+    minAgeSeconds: 0,
+    staleAfterSeconds: 30,
+  });
+  assert.throws(() => parseOutboxFlags(["--min-age=-1"]), /--min-age must be a whole number/);
+  assert.throws(() => parseOutboxFlags(["--min-age="]), /--min-age must be a whole number/);
+  assert.throws(() => parseOutboxFlags(["--fast"]), /unknown argument --fast/);
+});
+
+Deno.test("createFileMailer() writes an .html and an .eml per message, once per idempotency key", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const lines: Record<string, unknown>[] = [];
+    const mailer = createFileMailer({
+      dir,
+      log: (e) => void lines.push(e),
+      clock: () => new Date("2026-11-22T09:30:00Z"),
+    });
+    const email = outboxEmail("buyer", orderEmailData());
+    const message = renderOrderEmail(email, {
+      from: "Shop <o@example.com>",
+      trackingUrlTemplate: "https://x/{orderId}",
+    });
+    const first = await mailer.send(message, `order/${email.orderId}/buyer`);
+    const again = await mailer.send(message, `order/${email.orderId}/buyer`);
+
+    const name = `2026-11-22T09-30-00-000Z-${email.orderId}-buyer`;
+    assert.deepEqual(first, { ok: true, providerId: name });
+    assert.deepEqual(again, first);
+    assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name).sort(), [`${name}.eml`, `${name}.html`]);
+    assert.equal(await Deno.readTextFile(`${dir}/${name}.html`), message.html);
+    assert.equal(await Deno.readTextFile(`${dir}/${name}.eml`), emlText(message));
+    assert.ok(
+      emlText(message).startsWith(
+        "From: Shop <o@example.com>\r\nTo: asha@example.com\r\nReply-To: owner@example.com\r\n" +
+          "Subject: Your order ORD-2026-000042 at Chai & Co.\r\n",
+      ),
+    );
+    assert.equal(lines.length, 1);
+    assert.ok(!JSON.stringify(lines).includes("@"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
