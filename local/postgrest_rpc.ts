@@ -47,6 +47,11 @@ export function statusForSqlState(code: string, role: string): number {
   return 400;
 }
 
+// JSON arguments travel as text: postgres.js would JSON-encode a string bound to a json parameter again.
+function _isJson(type: string): boolean {
+  return type === "jsonb" || type === "json";
+}
+
 function _roleFor(request: Request, keys: KeyRoles): string | null {
   const token = request.headers.get("apikey") ??
     /^Bearer (.+)$/.exec(request.headers.get("authorization") ?? "")?.[1] ?? null;
@@ -113,11 +118,13 @@ export function createRpcRoute(db: SqlDatabase, keys: KeyRoles, onCall: (fn: str
       );
     }
     const call = `select to_jsonb(public.${fn}(${
-      args.map((arg, i) => `${arg.name} => $${i + 1}::${arg.type}`).join(", ")
+      args.map((arg, i) => `${arg.name} => $${i + 1}::${_isJson(arg.type) ? "text::" : ""}${arg.type}`).join(
+        ", ",
+      )
     }))::text as body`;
     const params = args.map((arg) => {
       const value = body[arg.name];
-      return arg.type === "jsonb" || arg.type === "json" ? JSON.stringify(value) : value;
+      return _isJson(arg.type) ? JSON.stringify(value) : value;
     });
 
     try {

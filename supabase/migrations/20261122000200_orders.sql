@@ -10,7 +10,7 @@ create table public.orders (
   id uuid primary key default gen_random_uuid(),
   store_id uuid not null references public.stores (id) on delete restrict,
   -- ORD-<year>-<sequence>; set by create_order as its last step, so the counter row is locked briefly
-  order_number text unique check (order_number ~ '^ORD-[0-9]{4}-[0-9]{6,}$'),
+  order_number text check (order_number ~ '^ORD-[0-9]{4}-[0-9]{6,}$'),
   order_year integer not null check (order_year between 2000 and 9999),
   order_sequence integer check (order_sequence > 0),
   status public.order_status not null default 'payment_pending',
@@ -34,7 +34,9 @@ create table public.orders (
   constraint orders_upi_direct_has_proof
     check (payment_method <> 'upi_direct' or payment_proof_url is not null),
   constraint orders_number_with_sequence check ((order_number is null) = (order_sequence is null)),
-  constraint orders_store_year_sequence_unique unique (store_id, order_year, order_sequence)
+  constraint orders_store_year_sequence_unique unique (store_id, order_year, order_sequence),
+  -- numbers count per store: ORD-2026-000001 exists once in each store
+  constraint orders_store_number_unique unique (store_id, order_number)
 );
 create index orders_store_id_created_at_idx on public.orders (store_id, created_at desc);
 create index orders_buyer_email_idx on public.orders (lower(buyer_email));

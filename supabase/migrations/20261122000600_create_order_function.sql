@@ -46,7 +46,7 @@ set search_path = ''
 as $$
 declare
   v_store_id uuid := (payload ->> 'storeId')::uuid;
-  v_idempotency jsonb := payload -> 'idempotency';
+  v_idempotency jsonb := nullif(payload -> 'idempotency', 'null'::jsonb);
   v_ordered_at timestamptz := coalesce((payload ->> 'orderedAt')::timestamptz, now());
   v_year integer := extract(year from v_ordered_at at time zone 'UTC')::integer;
   v_order_id uuid := gen_random_uuid();
@@ -66,7 +66,7 @@ declare
   v_order_number text;
   v_email_payload jsonb;
   v_emails jsonb;
-  v_limits jsonb := payload -> 'rateLimits';
+  v_limits jsonb := nullif(payload -> 'rateLimits', 'null'::jsonb);
   v_retry_after integer;
 begin
   -- 1. Idempotency first: a replay must not touch the catalogue, the counters or the outbox.

@@ -1,0 +1,284 @@
+import assert from "node:assert/strict";
+import { createTestStore } from "./support/catalogue.ts";
+import {
+  callCreateOrder,
+  createOrderFailure,
+  createOrderPayload,
+  storeRowCounts,
+} from "./support/create_order_payload.ts";
+import { testDatabases } from "./support/databases.ts";
+
+const NOTHING = { orders: 0, items: 0, emails: 0, history: 0, counters: 0, idempotency: 0 };
+
+for (const { name, db } of await testDatabases()) {
+  const test = (title: string, fn: (t: Deno.TestContext) => Promise<void>) =>
+    Deno.test({ name: `[${name}] ${title}`, sanitizeOps: false, sanitizeResources: false, fn });
+
+  test("create_order() stores the order, its items, two claimed e-mails and its first history row", async () => {
+    const store = await createTestStore(db);
+    const result = await callCreateOrder(
+      db,
+      createOrderPayload(store, { orderedAt: "2026-03-01T10:00:00Z" }),
+    );
+    assert.equal(result.replayed, false);
+    assert.deepEqual({ ...result.response, orderId: "-" }, {
+      success: true,
+      orderId: "-",
+      orderNumber: "ORD-2026-000001",
+      totalAmount: 698,
+      checkoutFee: 17.45,
+      finalAmount: 715.45,
+      status: "payment_pending",
+    });
+    assert.deepEqual(await storeRowCounts(db, store.storeId), {
+      ...NOTHING,
+      orders: 1,
+      items: 1,
+      emails: 2,
+      history: 1,
+      counters: 1,
+    });
+    const [order] = await db.query(
+      `select status::text, payment_method, gateway_method, total_amount::text, checkout_fee::text, final_amount::text,
+         currency, buyer_phone, order_year, order_sequence, created_at = '2026-03-01T10:00:00Z' as at_clock
+       from public.orders where id = $1`,
+      [result.response.orderId],
+    );
+    assert.deepEqual(order, {
+      status: "payment_pending",
+      payment_method: "gateway",
+      gateway_method: "card",
+      total_amount: "698.00",
+      checkout_fee: "17.45",
+      final_amount: "715.45",
+      currency: "INR",
+      buyer_phone: "+919876543210",
+      order_year: 2026,
+      order_sequence: 1,
+      at_clock: true,
+    });
+    assert.deepEqual(
+      result.emails.map((e) => [e.kind, e.to, e.replyTo]),
+      [["buyer", "asha@example.com", store.ownerEmail], ["seller", store.ownerEmail, "asha@example.com"]],
+    );
+    assert.equal(result.emails[0].payload.orderNumber, "ORD-2026-000001");
+    assert.deepEqual(result.emails[0].payload.items, [{
+      position: 0,
+      productId: store.products[0].id,
+      variantId: null,
+      productName: "Assam Tea 250 g",
+      variantName: null,
+      quantity: 2,
+      unitPriceMinor: 34_900,
+      lineTotalMinor: 69_800,
+    }] as unknown);
+  });
+
+  test("create_order() numbers a store's orders consecutively from 1, separately per store", async () => {
+    const [a, b] = [await createTestStore(db), await createTestStore(db)];
+    const numbers = [];
+    for (const store of [a, a, b, a, b]) {
+      numbers.push((await callCreateOrder(db, createOrderPayload(store))).response.orderNumber.slice(-6));
+    }
+    assert.deepEqual(numbers, ["000001", "000002", "000001", "000003", "000002"]);
+  });
+
+  test("create_order() restarts the sequence each calendar year in UTC", async () => {
+    const store = await createTestStore(db);
+    const at = async (orderedAt: string) =>
+      (await callCreateOrder(db, createOrderPayload(store, { orderedAt }))).response.orderNumber;
+    assert.equal(await at("2025-12-31T23:59:59Z"), "ORD-2025-000001");
+    assert.equal(await at("2026-01-01T00:30:00+05:30"), "ORD-2025-000002"); // still 2025 in UTC
+    assert.equal(await at("2026-01-01T00:00:00Z"), "ORD-2026-000001");
+    assert.equal(await at("2025-06-01T00:00:00Z"), "ORD-2025-000003");
+  });
+
+  test("create_order() prices a variant at its own price, or its product's when it has none", async () => {
+    const store = await createTestStore(db);
+    const result = await callCreateOrder(
+      db,
+      createOrderPayload(store, {
+        items: [
+          {
+            productId: store.products[2].id,
+            variantId: store.variants[0].id,
+            quantity: 1,
+            unitPriceMinor: 25_000,
+          },
+          {
+            productId: store.products[2].id,
+            variantId: store.variants[1].id,
+            quantity: 3,
+            unitPriceMinor: 29_900,
+          },
+        ],
+      }),
+    );
+    assert.equal(result.response.totalAmount, 1147);
+    assert.deepEqual(result.emails[0].payload.items.map((i) => i.variantName), [
+      "Small 200 ml",
+      "Large 400 ml",
+    ]);
+  });
+
+  test("create_order() refuses each missing catalogue fact with its code and writes nothing", async (t) => {
+    const store = await createTestStore(db);
+    const other = await createTestStore(db);
+    const inactive = await createTestStore(db, { active: false });
+    const line = (productId: string, variantId: string | null = null, unitPriceMinor = 34_900) => ({
+      items: [{ productId, variantId, quantity: 1, unitPriceMinor }],
+    });
+    const cases = [
+      {
+        title: "unknown store",
+        code: "OCS04",
+        payload: createOrderPayload({ ...store, storeId: crypto.randomUUID() }),
+      },
+      { title: "inactive store", code: "OCS04", payload: createOrderPayload(inactive) },
+      {
+        title: "unknown product",
+        code: "OCP04",
+        payload: createOrderPayload(store, line(crypto.randomUUID())),
+      },
+      {
+        title: "inactive product",
+        code: "OCP04",
+        payload: createOrderPayload(store, line(store.inactiveProductId, null, 1000)),
+      },
+      {
+        title: "product of another store",
+        code: "OCP04",
+        payload: createOrderPayload(store, line(other.products[0].id)),
+      },
+      {
+        title: "unknown variant",
+        code: "OCV04",
+        payload: createOrderPayload(store, line(store.products[2].id, crypto.randomUUID(), 25_000)),
+      },
+      {
+        title: "inactive variant",
+        code: "OCV04",
+        payload: createOrderPayload(store, line(store.products[2].id, store.inactiveVariantId, 100)),
+      },
+      {
+        title: "variant of another product",
+        code: "OCV04",
+        payload: createOrderPayload(store, line(store.products[0].id, store.variants[1].id, 29_900)),
+      },
+    ];
+    for (const c of cases) {
+      await t.step(c.title, async () => {
+        assert.equal((await createOrderFailure(db, c.payload)).code, c.code);
+      });
+    }
+    assert.deepEqual(await storeRowCounts(db, store.storeId), NOTHING);
+  });
+
+  test("create_order() refuses prices that differ from the catalogue, listing every current price", async () => {
+    const store = await createTestStore(db);
+    const failure = await createOrderFailure(
+      db,
+      createOrderPayload(store, {
+        items: [
+          { productId: store.products[0].id, variantId: null, quantity: 1, unitPriceMinor: 100 },
+          { productId: store.products[1].id, variantId: null, quantity: 1, unitPriceMinor: 19_950 },
+          {
+            productId: store.products[2].id,
+            variantId: store.variants[1].id,
+            quantity: 1,
+            unitPriceMinor: 25_000,
+          },
+        ],
+      }),
+    );
+    assert.equal(failure.code, "OC400");
+    assert.deepEqual(JSON.parse(failure.detail!), [
+      { index: 0, productId: store.products[0].id, variantId: null, price: 349, submittedPrice: 1 },
+      {
+        index: 2,
+        productId: store.products[2].id,
+        variantId: store.variants[1].id,
+        price: 299,
+        submittedPrice: 250,
+      },
+    ]);
+    assert.deepEqual(await storeRowCounts(db, store.storeId), NOTHING);
+  });
+
+  test("create_order() reports a missing product before a price mismatch", async () => {
+    const store = await createTestStore(db);
+    const failure = await createOrderFailure(
+      db,
+      createOrderPayload(store, {
+        items: [
+          { productId: store.products[0].id, variantId: null, quantity: 1, unitPriceMinor: 1 },
+          { productId: crypto.randomUUID(), variantId: null, quantity: 1, unitPriceMinor: 1 },
+        ],
+      }),
+    );
+    assert.equal(failure.code, "OCP04");
+  });
+
+  test("create_order() refuses totals that do not match the catalogue or final = total + fee", async (t) => {
+    const store = await createTestStore(db);
+    const good = createOrderPayload(store);
+    for (
+      const [title, overrides] of [
+        ["total too low", { totalMinor: good.totalMinor - 1, finalMinor: good.finalMinor - 1 }],
+        ["final not total + fee", { finalMinor: good.finalMinor + 1 }],
+        ["negative fee", { feeMinor: -1, finalMinor: good.totalMinor - 1 }],
+      ] as const
+    ) {
+      await t.step(title, async () => {
+        assert.equal((await createOrderFailure(db, { ...good, ...overrides })).code, "OCA00");
+      });
+    }
+    assert.deepEqual(await storeRowCounts(db, store.storeId), NOTHING);
+  });
+
+  test("create_order() replays an idempotency key with the same body and refuses another body", async () => {
+    const store = await createTestStore(db);
+    const idempotency = { key: "checkout-42", requestHash: "a".repeat(64) };
+    const first = await callCreateOrder(db, createOrderPayload(store, { idempotency }));
+    const again = await callCreateOrder(db, createOrderPayload(store, { idempotency }));
+    assert.equal(again.replayed, true);
+    assert.deepEqual(again.response, first.response);
+    assert.deepEqual(again.emails, []);
+    const other = await createOrderFailure(
+      db,
+      createOrderPayload(store, { idempotency: { ...idempotency, requestHash: "b".repeat(64) } }),
+    );
+    assert.equal(other.code, "OCI22");
+    assert.deepEqual(await storeRowCounts(db, store.storeId), {
+      ...NOTHING,
+      orders: 1,
+      items: 1,
+      emails: 2,
+      history: 1,
+      counters: 1,
+      idempotency: 1,
+    });
+  });
+
+  test("create_order() scopes idempotency keys to the store", async () => {
+    const [a, b] = [await createTestStore(db), await createTestStore(db)];
+    const idempotency = { key: "same-key", requestHash: "c".repeat(64) };
+    const first = await callCreateOrder(db, createOrderPayload(a, { idempotency }));
+    const second = await callCreateOrder(db, createOrderPayload(b, { idempotency }));
+    assert.equal(second.replayed, false);
+    assert.notEqual(second.response.orderId, first.response.orderId);
+  });
+
+  test("orders refuses a row whose final amount is not total plus fee, whoever writes it", async () => {
+    const store = await createTestStore(db);
+    await assert.rejects(
+      db.query(
+        `insert into public.orders (store_id, order_year, payment_method, gateway_method, buyer_email, buyer_name,
+           buyer_phone, shipping_address, currency, total_amount, checkout_fee, final_amount)
+         values ($1, 2026, 'gateway', 'card', 'a@b.co', 'A', '+919876543210', '{}', 'INR', 100, 2.5, 103)`,
+        [store.storeId],
+      ),
+      (error: { code?: string }) => error.code === "23514",
+    );
+  });
+}

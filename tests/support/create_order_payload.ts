@@ -1,0 +1,86 @@
+/** Direct create_order payloads, for tests of the SQL function itself (below the HTTP layer). */
+import type { SqlDatabase } from "../../local/sql_database.ts";
+import { calculateCheckoutFee } from "../../supabase/functions/_shared/money.ts";
+import type { CreateOrderPayload, CreateOrderResult } from "../../supabase/functions/_shared/order_store.ts";
+import type { TestStore } from "./catalogue.ts";
+
+/** A valid gateway/card payload of two products[0] (2 x 349.00) with the amounts computed as the function does. */
+export function createOrderPayload(
+  store: Pick<TestStore, "storeId" | "products">,
+  overrides: Partial<CreateOrderPayload> = {},
+): CreateOrderPayload {
+  const items = overrides.items ?? [
+    { productId: store.products[0].id, variantId: null, quantity: 2, unitPriceMinor: 34_900 },
+  ];
+  const totalMinor = items.reduce((sum, item) => sum + item.unitPriceMinor * item.quantity, 0);
+  const feeMinor = calculateCheckoutFee(totalMinor, "gateway", "card");
+  return {
+    storeId: store.storeId,
+    orderedAt: new Date().toISOString(),
+    buyer: { email: "asha@example.com", name: "Asha Rao", phone: "+919876543210" },
+    shippingAddress: {
+      line1: "12 MG Road",
+      line2: null,
+      city: "Pune",
+      state: "MH",
+      postalCode: "411001",
+      country: "IN",
+    },
+    paymentMethod: "gateway",
+    gatewayMethod: "card",
+    paymentProofUrl: null,
+    clientIp: "203.0.113.7",
+    items,
+    totalMinor,
+    feeMinor,
+    finalMinor: totalMinor + feeMinor,
+    idempotency: null,
+    rateLimits: { ipLimit: 0, ipWindowSeconds: 3600, emailLimit: 0, emailWindowSeconds: 3600 },
+    ...overrides,
+  };
+}
+
+/** Calls create_order as service_role, as the function does through PostgREST. */
+export async function callCreateOrder(
+  db: SqlDatabase,
+  payload: CreateOrderPayload,
+): Promise<CreateOrderResult> {
+  const rows = await db.asRole(
+    "service_role",
+    (session) =>
+      session.query<{ result: CreateOrderResult }>("select public.create_order($1::text::jsonb) as result", [
+        JSON.stringify(payload),
+      ]),
+  );
+  const result = rows[0].result;
+  return typeof result === "string" ? JSON.parse(result) : result;
+}
+
+/** The SQLSTATE a create_order call fails with. */
+export async function createOrderFailure(
+  db: SqlDatabase,
+  payload: CreateOrderPayload,
+): Promise<{ code: string; detail?: string }> {
+  try {
+    await callCreateOrder(db, payload);
+  } catch (error) {
+    const { code, detail } = error as { code: string; detail?: string };
+    return { code, detail };
+  }
+  throw new Error("create_order succeeded");
+}
+
+/** How many rows each order table holds for a store. */
+export async function storeRowCounts(db: SqlDatabase, storeId: string): Promise<Record<string, number>> {
+  const [row] = await db.query<Record<string, string | number>>(
+    `select
+      (select count(*) from public.orders where store_id = $1) as orders,
+      (select count(*) from public.order_items i join public.orders o on o.id = i.order_id where o.store_id = $1) as items,
+      (select count(*) from public.email_outbox e join public.orders o on o.id = e.order_id where o.store_id = $1) as emails,
+      (select count(*) from public.order_status_history h join public.orders o on o.id = h.order_id where o.store_id = $1) as history,
+      (select count(*) from public.order_counters where store_id = $1) as counters,
+      (select count(*) from public.idempotency_keys where store_id = $1) as idempotency`,
+    [storeId],
+  );
+  return Object.fromEntries(Object.entries(row).map(([key, value]) => [key, Number(value)]));
+}
