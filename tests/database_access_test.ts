@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import { createTestStore } from "./support/catalogue.ts";
+import { callCreateOrder, createOrderPayload } from "./support/create_order_payload.ts";
+import { sharedPostgres, testDatabases } from "./support/databases.ts";
+
+for (const { name, db } of await testDatabases()) {
+  const test = (title: string, fn: () => Promise<void>) =>
+    Deno.test({ name: `[${name}] ${title}`, sanitizeOps: false, sanitizeResources: false, fn });
+
+  test("anon reads the active catalogue but not a store's owner e-mail", async () => {
+    const store = await createTestStore(db);
+    const rows = await db.asRole("anon", (s) =>
+      s.query<{ n: number }>(
+        `select (select count(*)::int from public.products where store_id = $1) as n`,
+        [store.storeId],
+      ));
+    assert.equal(rows[0].n, 3); // the inactive product is hidden
+    await assert.rejects(
+      db.asRole(
+        "anon",
+        (s) => s.query("select owner_email from public.stores where id = $1", [store.storeId]),
+      ),
+      (error: { code?: string }) => error.code === "42501",
+    );
+  });
+
+  test("anon and authenticated read no order and cannot execute create_order", async () => {
+    const store = await createTestStore(db);
+    await callCreateOrder(db, createOrderPayload(store));
+    for (const role of ["anon", "authenticated"]) {
+      await assert.rejects(
+        db.asRole(role, (s) => s.query("select count(*) from public.orders")),
+        (error: { code?: string }) => error.code === "42501",
+      );
+      await assert.rejects(
+        db.asRole(
+          role,
+          (s) =>
+            s.query("select public.create_order($1::text::jsonb)", [
+              JSON.stringify(createOrderPayload(store)),
+            ]),
+        ),
+        (error: { code?: string }) => error.code === "42501",
+      );
+    }
+  });
+}
+
+const postgres = await sharedPostgres();
+Deno.test({
+  name: "[postgres] create_order() gives 50 concurrent orders of one store the numbers 1..50",
+  ignore: postgres === null,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const store = await createTestStore(postgres!);
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => callCreateOrder(postgres!, createOrderPayload(store))),
+    );
+    const sequences = results.map((r) => Number(r.response.orderNumber.slice(-6))).sort((a, b) => a - b);
+    assert.deepEqual(sequences, Array.from({ length: 50 }, (_, i) => i + 1));
+  },
+});

@@ -1,0 +1,138 @@
+import assert from "node:assert/strict";
+import type { SqlDatabase } from "../local/sql_database.ts";
+import { createTestStore } from "./support/catalogue.ts";
+import { callCreateOrder, createOrderPayload } from "./support/create_order_payload.ts";
+import { testDatabases } from "./support/databases.ts";
+
+const STATUSES = [
+  "pending",
+  "payment_pending",
+  "paid",
+  "processing",
+  "shipped",
+  "delivered",
+  "cancelled",
+] as const;
+type Status = typeof STATUSES[number];
+
+/** Spec part 3, plus our reading of pending: pending -> payment_pending | cancelled. */
+const ALLOWED = new Set([
+  "pending>payment_pending",
+  "pending>cancelled",
+  "payment_pending>paid",
+  "payment_pending>cancelled",
+  "paid>processing",
+  "paid>cancelled",
+  "processing>shipped",
+  "processing>cancelled",
+  "shipped>delivered",
+]);
+
+/** An order brought to `status` along allowed moves (pending is inserted directly, as a seller tool would). */
+async function orderIn(db: SqlDatabase, status: Status): Promise<string> {
+  const store = await createTestStore(db);
+  const { response } = await callCreateOrder(db, createOrderPayload(store));
+  const path: Record<Status, Status[]> = {
+    pending: [],
+    payment_pending: [],
+    paid: ["paid"],
+    processing: ["paid", "processing"],
+    shipped: ["paid", "processing", "shipped"],
+    delivered: ["paid", "processing", "shipped", "delivered"],
+    cancelled: ["cancelled"],
+  };
+  if (status === "pending") {
+    await db.query(
+      `insert into public.orders (id, store_id, order_year, status, payment_method, gateway_method, buyer_email,
+         buyer_name, buyer_phone, shipping_address, currency, total_amount, checkout_fee, final_amount)
+       select gen_random_uuid(), store_id, order_year, 'pending', payment_method, gateway_method, buyer_email,
+         buyer_name, buyer_phone, shipping_address, currency, total_amount, checkout_fee, final_amount
+       from public.orders where id = $1 returning id`,
+      [response.orderId],
+    ).then(([row]) => (response.orderId = row.id as string));
+  }
+  for (const next of path[status]) await setStatus(db, response.orderId, next);
+  return response.orderId;
+}
+
+function setStatus(db: SqlDatabase, orderId: string, status: Status) {
+  return db.asRole(
+    "service_role",
+    (s) => s.query("update public.orders set status = $2 where id = $1", [orderId, status]),
+  );
+}
+
+for (const { name, db } of await testDatabases()) {
+  Deno.test({
+    name: `[${name}] orders status trigger allows exactly the lifecycle's moves`,
+    sanitizeOps: false,
+    sanitizeResources: false,
+    async fn(t) {
+      for (const from of STATUSES) {
+        for (const to of STATUSES) {
+          if (from === to) continue;
+          const allowed = ALLOWED.has(`${from}>${to}`);
+          await t.step(`${from} -> ${to}: ${allowed ? "allowed" : "refused"}`, async () => {
+            const orderId = await orderIn(db, from);
+            if (allowed) {
+              await setStatus(db, orderId, to);
+            } else {
+              await assert.rejects(
+                setStatus(db, orderId, to),
+                (error: { code?: string }) => error.code === "OCT01",
+              );
+            }
+            const [row] = await db.query<{ status: string }>(
+              "select status::text from public.orders where id = $1",
+              [
+                orderId,
+              ],
+            );
+            assert.equal(row.status, allowed ? to : from);
+          });
+        }
+      }
+    },
+  });
+
+  Deno.test({
+    name: `[${name}] order_status_history records every status an order takes, in order`,
+    sanitizeOps: false,
+    sanitizeResources: false,
+    async fn() {
+      const orderId = await orderIn(db, "delivered");
+      await assert.rejects(setStatus(db, orderId, "cancelled"));
+      const history = await db.query<{ from_status: string | null; to_status: string }>(
+        "select from_status::text, to_status::text from public.order_status_history where order_id = $1 order by id",
+        [orderId],
+      );
+      assert.deepEqual(history.map((h) => `${h.from_status ?? "-"}>${h.to_status}`), [
+        "->payment_pending",
+        "payment_pending>paid",
+        "paid>processing",
+        "processing>shipped",
+        "shipped>delivered",
+      ]);
+    },
+  });
+
+  Deno.test({
+    name: `[${name}] orders refuses an order that starts beyond pending or payment_pending`,
+    sanitizeOps: false,
+    sanitizeResources: false,
+    async fn() {
+      const orderId = await orderIn(db, "payment_pending");
+      await assert.rejects(
+        db.query(
+          `insert into public.orders (store_id, order_year, status, payment_method, gateway_method, buyer_email,
+             buyer_name, buyer_phone, shipping_address, currency, total_amount, checkout_fee, final_amount)
+           select store_id, order_year, 'shipped', payment_method, gateway_method, buyer_email, buyer_name,
+             buyer_phone, shipping_address, currency, total_amount, checkout_fee, final_amount
+           from public.orders where id = $1`,
+          [orderId],
+        ),
+        (error: { code?: string }) => error.code === "OCT01",
+      );
+    },
+  });
+}
