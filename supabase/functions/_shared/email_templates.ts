@@ -72,7 +72,7 @@ function _buyerEmail(order: OrderEmailData, options: RenderOptions): _Content {
     _p(esc(describePayment(order, "buyer"))),
     _h2("Shipping to"),
     _p(_addressLines(order).map(esc).join("<br>")),
-    _muted(`Questions about your order? Reply to this e-mail to reach ${esc(order.store.name)}.`),
+    _muted(esc(_sentence(`Questions about your order? Reply to this e-mail to reach ${order.store.name}`))),
   ].join("\n");
   const text = [
     `Thank you for your order, ${order.buyer.name}.`,
@@ -88,7 +88,7 @@ function _buyerEmail(order: OrderEmailData, options: RenderOptions): _Content {
     "SHIPPING TO",
     ..._addressLines(order),
     "",
-    `Questions about your order? Reply to this e-mail to reach ${order.store.name}.`,
+    _sentence(`Questions about your order? Reply to this e-mail to reach ${order.store.name}`),
   ];
   return {
     subject: `Your order ${order.orderNumber} at ${order.store.name}`,
@@ -169,7 +169,7 @@ function _itemsTable(order: OrderEmailData): string {
   const cell = "padding:8px 6px;border-bottom:1px solid #e5e7eb";
   const num = `${cell};text-align:right;white-space:nowrap`;
   const head = ["Item", "Qty", "Unit price", "Line total"].map((h, i) =>
-    `<th style="${i ? num : cell};color:#6b7280;font-weight:600">${h}</th>`
+    `<th style="${i ? num : `${cell};text-align:left`};color:#6b7280;font-weight:600">${h}</th>`
   ).join("");
   const rows = order.items.map((item) =>
     `<tr><td style="${cell}">${esc(item.productName)}${
@@ -208,6 +208,11 @@ function _addressLines(order: OrderEmailData): string[] {
     `${a.city}, ${a.state} ${a.postalCode}`,
     a.country,
   ];
+}
+
+/** Ends `text` with a full stop unless it ends with one already ("Chai & Co." stays as it is). */
+function _sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
 function _date(order: OrderEmailData): string {
