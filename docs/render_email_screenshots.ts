@@ -1,0 +1,47 @@
+/**
+ * Regenerates docs/email-buyer.png and docs/email-seller.png: the two order e-mails of a sample order,
+ * rendered by the real templates and photographed in headless Chromium (Debian's `chromium` package).
+ *
+ *   deno run --allow-read --allow-write --allow-run docs/render_email_screenshots.ts
+ */
+import { renderOrderEmail } from "../supabase/functions/_shared/email_templates.ts";
+import { orderEmailData, outboxEmail } from "../tests/support/order_emails.ts";
+
+const CHROMIUM = Deno.env.get("CHROMIUM") ?? "/usr/bin/chromium";
+const options = {
+  from: "Chai & Co. <orders@example.com>",
+  trackingUrlTemplate: "https://shop.example.com/orders/{orderNumber}",
+};
+
+const data = orderEmailData();
+const work = await Deno.makeTempDir();
+try {
+  for (const kind of ["buyer", "seller"] as const) {
+    const html = `${work}/${kind}.html`;
+    await Deno.writeTextFile(html, renderOrderEmail(outboxEmail(kind, data), options).html);
+    const out = new URL(`email-${kind}.png`, import.meta.url).pathname;
+    const { success, stderr } = await new Deno.Command(CHROMIUM, {
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--hide-scrollbars",
+        `--user-data-dir=${work}/profile-${kind}`,
+        "--window-size=700,1100",
+        `--screenshot=${out}`,
+        `file://${html}`,
+      ],
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (!success) throw new Error(`chromium failed for ${kind}: ${new TextDecoder().decode(stderr)}`);
+    console.log(`wrote ${out}`);
+  }
+} finally {
+  await Deno.remove(work, { recursive: true });
+}
