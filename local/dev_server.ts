@@ -12,7 +12,8 @@ const port = Number(env.PORT ?? 54321);
 const db = env.DATABASE_URL ? openPostgres(env.DATABASE_URL, 8) : await openPglite(".local/db");
 const mailer = env.RESEND_API_KEY
   ? undefined
-  : async (): Promise<Mailer> => (await import("./file_mailer.ts")).fileMailer(".local/outbox");
+  : async (): Promise<Mailer> =>
+    (await import("./file_mailer.ts")).createFileMailer({ dir: ".local/outbox" });
 
 const stack = await startLocalStack({ db, port, hostname: "127.0.0.1", env, mailer });
 

@@ -13,7 +13,7 @@ const SERVICE_KEY = "outbox-test-service-key";
 
 /** The RPC route of `db` on a free port, and an EmailOutbox over supabase-js pointed at it. */
 export function serveOutbox(db: SqlDatabase) {
-  const rpc = createRpcRoute(_jsonbAsText(db), { anon: [], serviceRole: [SERVICE_KEY] });
+  const rpc = createRpcRoute(db, { anon: [], serviceRole: [SERVICE_KEY] });
   const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, (request) => {
     const match = /^\/rest\/v1\/rpc\/([^/]+)$/.exec(new URL(request.url).pathname);
     return match ? rpc(request, match[1]) : new Response("no route", { status: 404 });
@@ -25,27 +25,6 @@ export function serveOutbox(db: SqlDatabase) {
     serviceKey: SERVICE_KEY,
     outbox: supabaseEmailOutbox(client),
     close: () => server.shutdown(),
-  };
-}
-
-/**
- * Workaround, until the stand-in changes: it passes jsonb arguments JSON.stringify'd to `$n::jsonb`, and
- * postgres.js serialises a jsonb parameter once more, so PostgreSQL receives a JSON string, not the array
- * (`cannot call jsonb_to_recordset on a non-array`). Binding them as text avoids the second encoding.
- */
-function _jsonbAsText(db: SqlDatabase): SqlDatabase {
-  if (db.kind !== "postgres") return db;
-  return {
-    ...db,
-    asRole: (role, work) =>
-      db.asRole(
-        role,
-        (session) =>
-          work({
-            query: (text, params) =>
-              session.query(text.replace(/(\$\d+)::jsonb/g, "$1::text::jsonb"), params),
-          }),
-      ),
   };
 }
 

@@ -56,7 +56,7 @@ export function loadDependencies(
     ]);
     await send(emails, {
       mailer: await loadMailer(),
-      outbox: supabaseEmailOutbox(client),
+      outbox: supabaseEmailOutbox(client, config.databaseTimeoutMs),
       render: { from: config.emailFrom, trackingUrlTemplate: config.trackingUrlTemplate },
       sleep: (ms: number) => new Promise((resolve) => setTimeout(resolve, ms)),
       log,
