@@ -17,11 +17,21 @@ function _expected(field: string, what: string) {
     issue.input === undefined ? `${field} is required` : `${field} must be ${what}`;
 }
 
+/** PostgreSQL text and jsonb hold neither U+0000 nor an unpaired surrogate: such a value is a 400, not a 500. */
+function _storable(value: string): boolean {
+  return !value.includes("\u0000") && value.isWellFormed();
+}
+
+function _storableError(field: string): string {
+  return `${field} must not contain NUL or unpaired surrogate characters`;
+}
+
 function _text(field: string, max: number) {
   return z.string({ error: _expected(field, "a string") }).trim().min(1, {
     error: `${field} must not be empty`,
   })
-    .max(max, { error: `${field} must be at most ${max} characters` });
+    .max(max, { error: `${field} must be at most ${max} characters` })
+    .refine(_storable, { error: _storableError(field) });
 }
 
 function _isHttpUrl(value: string): boolean {
@@ -40,6 +50,7 @@ const ShippingAddressSchema = z.strictObject({
   line2: z.string({ error: _expected("line2", "a string") }).trim().max(200, {
     error: "line2 must be at most 200 characters",
   })
+    .refine(_storable, { error: _storableError("line2") })
     .nullish().transform((value) => value || null),
   city: _text("city", 200),
   state: _text("state", 200),
@@ -95,6 +106,7 @@ export const CreateOrderRequestSchema = z.strictObject({
   paymentProofUrl: z.string({ error: _expected("paymentProofUrl", "a string") }).trim()
     .max(2048, { error: "paymentProofUrl must be at most 2048 characters" })
     .refine(_isHttpUrl, { error: "paymentProofUrl must be an absolute http or https URL" })
+    .refine(_storable, { error: _storableError("paymentProofUrl") })
     .nullish(),
 }, { error: "the body must be a JSON object" })
   .superRefine((order, ctx) => {
