@@ -22,7 +22,10 @@ export interface LocalStackOptions {
   /** 0 (default) picks a free port. */
   port?: number;
   hostname?: string;
-  /** Extra environment of the function (ALLOWED_ORIGINS, ORDER_TRACKING_URL, rate limits, ...). */
+  /**
+   * Extra environment of the function (ALLOWED_ORIGINS, ORDER_TRACKING_URL, rate limits, ...).
+   * LOCAL_STACK_STATS=1 adds `GET /__stats`: the RPC route's calls per function, for the bench.
+   */
   env?: Record<string, string | undefined>;
   mailer?: () => Promise<Mailer>;
   clock?: () => Date;
@@ -57,6 +60,11 @@ export function startLocalStack(options: LocalStackOptions): Promise<LocalStack>
     serviceRole: [serviceKey, ..._keyValues(env.SUPABASE_SECRET_KEYS)],
   }, (fn) => rpcCalls.set(fn, (rpcCalls.get(fn) ?? 0) + 1));
 
+  // The bench's check that each order took exactly one create_order call: only when asked for.
+  const statsRoute = env.LOCAL_STACK_STATS === "1";
+
+  // assigned once the server is listening: the function's SUPABASE_URL is the server's own address
+  // deno-lint-ignore prefer-const
   let handleFunction: ReturnType<typeof createOrderHandler> | undefined;
   const server = Deno.serve({
     port: options.port ?? 0,
@@ -67,6 +75,9 @@ export function startLocalStack(options: LocalStackOptions): Promise<LocalStack>
     if (pathname === "/functions/v1/create-order" && handleFunction) return handleFunction(request, info);
     const rpcMatch = /^\/rest\/v1\/rpc\/([^/]+)$/.exec(pathname);
     if (rpcMatch) return rpc(request, rpcMatch[1]);
+    if (statsRoute && pathname === "/__stats" && request.method === "GET") {
+      return Response.json({ rpcCalls: Object.fromEntries(rpcCalls) });
+    }
     return Response.json({ message: "no route" }, { status: 404 });
   });
 
