@@ -129,7 +129,7 @@ export function createRpcRoute(db: SqlDatabase, keys: KeyRoles, onCall: (fn: str
 
     try {
       onCall(fn);
-      const rows = await db.asRole(role, (session) => session.query<{ body: string | null }>(call, params));
+      const rows = await db.queryAsRole<{ body: string | null }>(role, call, params);
       return new Response(rows[0]?.body ?? "null", {
         status: 200,
         headers: { "Content-Type": "application/json; charset=utf-8" },

@@ -20,6 +20,11 @@ export interface SqlDatabase extends SqlSession {
   execTransaction(script: string): Promise<void>;
   /** Runs `work` in one transaction under `set local role <role>`, as PostgREST does per request. */
   asRole<T>(role: string, work: (session: SqlSession) => Promise<T>): Promise<T>;
+  /**
+   * Runs one statement as {@linkcode SqlDatabase.asRole} does (its own transaction, `set local role`),
+   * in a single round trip where the driver can pipeline: the RPC route's hot path.
+   */
+  queryAsRole<T = Record<string, unknown>>(role: string, text: string, params?: unknown[]): Promise<T[]>;
   close(): Promise<void>;
 }
 
@@ -55,6 +60,9 @@ export function pgliteDatabase(db: PGlite): SqlDatabase {
         return await work(session(tx));
       });
     },
+    queryAsRole<T>(role: string, text: string, params: unknown[] = []) {
+      return this.asRole(role, (tx) => tx.query<T>(text, params));
+    },
     close: () => db.close(),
   };
 }
@@ -82,6 +90,28 @@ export function postgresDatabase(sql: Sql): SqlDatabase {
         await tx.unsafe(setRole);
         return await work(session(tx));
       }) as Promise<never>;
+    },
+    async queryAsRole<T>(role: string, text: string, params: unknown[] = []) {
+      // begin, set local role, the statement and commit go out together on one reserved connection
+      // (postgres.js pipelines them): one round trip instead of sql.begin's four. A failing statement
+      // aborts the transaction, and the commit behind it then rolls back, leaving the connection idle.
+      const setRole = _roleStatement(role);
+      const connection = await sql.reserve();
+      try {
+        const steps = [
+          connection.unsafe("begin"),
+          connection.unsafe(setRole),
+          // deno-lint-ignore no-explicit-any
+          connection.unsafe(text, params as any[]),
+          connection.unsafe("commit"),
+        ];
+        const settled = await Promise.allSettled(steps);
+        const failed = settled.find((step) => step.status === "rejected");
+        if (failed) throw (failed as PromiseRejectedResult).reason;
+        return [...(settled[2] as PromiseFulfilledResult<Iterable<T>>).value];
+      } finally {
+        connection.release();
+      }
     },
     close: () => sql.end({ timeout: 5 }),
   };
