@@ -1,5 +1,4 @@
 /** Opens the database the local stack runs on: PostgreSQL at DATABASE_URL, else an embedded PGlite. */
-import { PGlite } from "@electric-sql/pglite";
 import postgres from "postgres";
 import { resetDatabase } from "./migrate.ts";
 import { pgliteDatabase, postgresDatabase, type SqlDatabase } from "./sql_database.ts";
@@ -16,6 +15,8 @@ export function openPostgres(url: string, max = 10): SqlDatabase {
 export async function openPglite(dataDir?: string): Promise<SqlDatabase> {
   const fresh = dataDir === undefined || !(await _exists(`${dataDir}/PG_VERSION`));
   if (dataDir) await Deno.mkdir(dataDir, { recursive: true });
+  // loaded here, not at the top: a stack over PostgreSQL never pays for PGlite's module at start
+  const { PGlite } = await import("@electric-sql/pglite");
   const db = pgliteDatabase(await PGlite.create(dataDir ? { dataDir } : {}));
   if (fresh) await resetDatabase(db);
   return db;
