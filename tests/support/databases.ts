@@ -13,6 +13,7 @@ export const POSTGRES_SERVER_URL = Deno.env.get("TEST_DATABASE_URL") ??
 
 let pglite: Promise<SqlDatabase> | undefined;
 let postgresDb: Promise<SqlDatabase | null> | undefined;
+let postgresUrl: string | undefined;
 
 /** The process's shared, migrated and seeded in-memory PGlite. */
 export function sharedPglite(): Promise<SqlDatabase> {
@@ -57,6 +58,7 @@ async function _createPostgres(): Promise<SqlDatabase | null> {
   }
   const url = new URL(POSTGRES_SERVER_URL);
   url.pathname = `/${name}`;
+  postgresUrl = url.href;
   const db = openPostgres(url.href, 20);
   await resetDatabase(db);
   return db;
@@ -73,6 +75,11 @@ async function _dropStaleTestDatabases(admin: SqlDatabase): Promise<void> {
   for (const { datname } of rows) {
     await admin.exec(`drop database if exists ${datname}`).catch(() => {});
   }
+}
+
+/** The connection URL of {@linkcode sharedPostgres}'s database, for a test that starts another process on it. */
+export async function sharedPostgresUrl(): Promise<string | null> {
+  return (await sharedPostgres()) ? postgresUrl! : null;
 }
 
 /** The databases a test should run on: PGlite always, PostgreSQL when reachable. */
