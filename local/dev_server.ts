@@ -10,6 +10,8 @@ import { startLocalStack } from "./stack.ts";
 const env = Deno.env.toObject();
 const port = Number(env.PORT ?? 54321);
 const db = env.DATABASE_URL ? openPostgres(env.DATABASE_URL, 8) : await openPglite(".local/db");
+// deno task orders reads .local/db/ only while no server holds it: PGlite serves one process at a time
+if (!env.DATABASE_URL) await Deno.writeTextFile(".local/db.pid", String(Deno.pid));
 const mailer = env.RESEND_API_KEY
   ? undefined
   : async (): Promise<Mailer> =>
