@@ -10,8 +10,13 @@ export function jsonLogger(write: (line: string) => void = console.log): Logger 
 
 /** A short description of an error for a log line: its name, code and message, never its stack. */
 export function describeError(error: unknown): Record<string, unknown> {
-  if (!(error instanceof Error)) return { error: String(error) };
-  const cause = error.cause instanceof Error ? describeError(error.cause) : undefined;
+  if (!(error instanceof Error)) {
+    // supabase-js reports failures as plain { message, code, details } objects, not Errors
+    const plain = error as { message?: unknown; code?: unknown } | null;
+    if (typeof plain?.message !== "string") return { error: String(error) };
+    return { error: "Error", ...(plain.code ? { errorCode: plain.code } : {}), message: plain.message };
+  }
+  const cause = error.cause === undefined ? undefined : describeError(error.cause);
   const code = (error as { code?: unknown }).code;
   return {
     error: error.name,
