@@ -84,6 +84,8 @@ export function createRpcRoute(db: SqlDatabase, keys: KeyRoles, onCall: (fn: str
         return exists.length > 0 ? { args: [] } : null;
       });
       signatures.set(fn, signature);
+      // a lookup that failed (database unreachable) is not remembered: the next call asks again
+      signature.catch(() => signatures.delete(fn));
     }
     return signature;
   };
@@ -107,7 +109,12 @@ export function createRpcRoute(db: SqlDatabase, keys: KeyRoles, onCall: (fn: str
       return _pgrstError(400, "PGRST102", "Empty or invalid json");
     }
 
-    const signature = await signatureOf(fn);
+    let signature: FunctionSignature | null;
+    try {
+      signature = await signatureOf(fn);
+    } catch {
+      return _pgrstError(503, "PGRST001", "Database client error");
+    }
     const names = Object.keys(body);
     const args = signature?.args.filter((arg) => names.includes(arg.name)) ?? [];
     if (!signature || args.length !== names.length) {
