@@ -7,6 +7,9 @@ export interface Child {
   readyMs: number;
   /** The highest RSS seen by {@linkcode Child.sampleRss} since the last reset, in MiB. */
   peakRssMiB(): number;
+  /** What the child wrote to stderr so far, and whether it has exited (with which code). */
+  stderr(): string;
+  exitCode(): number | null;
   /** Samples RSS every 50 ms until the returned function is called; that returns the peak in MiB. */
   sampleRss(): () => number;
   stop(): Promise<void>;
@@ -60,8 +63,10 @@ export async function startDeno(
     for await (const chunk of stderr) errors.push(chunk);
   })();
   let exited = false;
+  let code: number | null = null;
   const status = process.status.then((s) => {
     exited = true;
+    code = s.code;
     return s;
   });
 
@@ -96,6 +101,8 @@ export async function startDeno(
     pid: process.pid,
     readyMs,
     peakRssMiB: () => peak,
+    stderr: () => errors.join(""),
+    exitCode: () => code,
     sampleRss() {
       peak = rssMiB(process.pid);
       const timer = setInterval(() => peak = Math.max(peak, rssMiB(process.pid)), 50);

@@ -88,7 +88,15 @@ export async function startService(
     child,
     url,
     ordersBefore,
-    load: (spread, connections, seconds) => runWrk(url, scripts[spread], connections, seconds),
+    async load(spread, connections, seconds) {
+      const result = await runWrk(url, scripts[spread], connections, seconds);
+      if (child.exitCode() !== null) {
+        throw new Error(
+          `the service exited (${child.exitCode()}) during the run:\n${child.stderr().slice(-3000)}`,
+        );
+      }
+      return result;
+    },
     async rpcCalls() {
       const response = await fetch(`${url}/__stats`);
       return (await response.json()).rpcCalls;
