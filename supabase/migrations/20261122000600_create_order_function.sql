@@ -13,7 +13,8 @@
 --   paymentMethod, gatewayMethod, paymentProofUrl, clientIp?,
 --   items: [{ productId, variantId?, quantity, unitPriceMinor }], totalMinor, feeMinor, finalMinor,
 --   idempotency?: { key, requestHash },
---   rateLimits?: { ipLimit, ipWindowSeconds, emailLimit, emailWindowSeconds } (a limit of 0 is off) }
+--   rateLimits?: { ipLimit, ipWindowSeconds, emailLimit, emailWindowSeconds } (a limit of 0 is off),
+--   timeoutMs?: the caller's time budget; past it the order rolls back (OCT00) rather than commit late }
 -- returns: { replayed, response: <the HTTP success body>, emails: [<claimed outbox messages>] }
 
 -- The success body of an order, as first answered: its status is the one it was created with.
@@ -240,6 +241,13 @@ begin
     ) order by e.kind
   ), '[]'::jsonb) into v_emails
   from public.email_outbox e where e.order_id = v_order_id;
+
+  -- 7. The caller's time budget (timeoutMs, from statement start): a call that waited past it (a lock,
+  --    a slow disk) rolls back instead of committing an order whose caller has already answered 500.
+  if (payload ->> 'timeoutMs') is not null
+    and clock_timestamp() > statement_timestamp() + make_interval(secs => (payload ->> 'timeoutMs')::numeric / 1000) then
+    raise exception using errcode = 'OCT00', message = 'DEADLINE_EXCEEDED: the caller gave up before this order could commit';
+  end if;
 
   return jsonb_build_object(
     'replayed', false,

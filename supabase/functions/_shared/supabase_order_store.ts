@@ -10,7 +10,9 @@ export function supabaseOrderStore(client: SupabaseClient, timeoutMs: number): O
     async createOrder(payload: CreateOrderPayload): Promise<CreateOrderResult> {
       let result;
       try {
-        result = await client.rpc("create_order", { payload }).abortSignal(AbortSignal.timeout(timeoutMs));
+        // timeoutMs: create_order rolls back rather than commit after this caller has given up (a 500)
+        result = await client.rpc("create_order", { payload: { ...payload, timeoutMs } })
+          .abortSignal(AbortSignal.timeout(timeoutMs));
       } catch (error) {
         throw internalError(error);
       }
