@@ -4,11 +4,11 @@ import {
   callCreateOrder,
   createOrderFailure,
   createOrderPayload,
+  NO_ROWS,
+  ONE_ORDER_ROWS,
   storeRowCounts,
 } from "./support/create_order_payload.ts";
 import { testDatabases } from "./support/databases.ts";
-
-const NOTHING = { orders: 0, items: 0, emails: 0, history: 0, counters: 0, idempotency: 0 };
 
 for (const { name, db } of await testDatabases()) {
   const test = (title: string, fn: (t: Deno.TestContext) => Promise<void>) =>
@@ -30,14 +30,7 @@ for (const { name, db } of await testDatabases()) {
       finalAmount: 715.45,
       status: "payment_pending",
     });
-    assert.deepEqual(await storeRowCounts(db, store.storeId), {
-      ...NOTHING,
-      orders: 1,
-      items: 1,
-      emails: 2,
-      history: 1,
-      counters: 1,
-    });
+    assert.deepEqual(await storeRowCounts(db, store.storeId), ONE_ORDER_ROWS);
     const [order] = await db.query(
       `select status::text, payment_method, gateway_method, total_amount::text, checkout_fee::text, final_amount::text,
          currency, buyer_phone, order_year, order_sequence, created_at = '2026-03-01T10:00:00Z' as at_clock
@@ -171,7 +164,7 @@ for (const { name, db } of await testDatabases()) {
         assert.equal((await createOrderFailure(db, c.payload)).code, c.code);
       });
     }
-    assert.deepEqual(await storeRowCounts(db, store.storeId), NOTHING);
+    assert.deepEqual(await storeRowCounts(db, store.storeId), NO_ROWS);
   });
 
   test("create_order() refuses prices that differ from the catalogue, listing every current price", async () => {
@@ -202,7 +195,7 @@ for (const { name, db } of await testDatabases()) {
         submittedPrice: 250,
       },
     ]);
-    assert.deepEqual(await storeRowCounts(db, store.storeId), NOTHING);
+    assert.deepEqual(await storeRowCounts(db, store.storeId), NO_ROWS);
   });
 
   test("create_order() reports a missing product before a price mismatch", async () => {
@@ -233,7 +226,7 @@ for (const { name, db } of await testDatabases()) {
         assert.equal((await createOrderFailure(db, { ...good, ...overrides })).code, "OCA00");
       });
     }
-    assert.deepEqual(await storeRowCounts(db, store.storeId), NOTHING);
+    assert.deepEqual(await storeRowCounts(db, store.storeId), NO_ROWS);
   });
 
   test("create_order() replays an idempotency key with the same body and refuses another body", async () => {
@@ -249,15 +242,7 @@ for (const { name, db } of await testDatabases()) {
       createOrderPayload(store, { idempotency: { ...idempotency, requestHash: "b".repeat(64) } }),
     );
     assert.equal(other.code, "OCI22");
-    assert.deepEqual(await storeRowCounts(db, store.storeId), {
-      ...NOTHING,
-      orders: 1,
-      items: 1,
-      emails: 2,
-      history: 1,
-      counters: 1,
-      idempotency: 1,
-    });
+    assert.deepEqual(await storeRowCounts(db, store.storeId), { ...ONE_ORDER_ROWS, idempotency: 1 });
   });
 
   test("create_order() scopes idempotency keys to the store", async () => {

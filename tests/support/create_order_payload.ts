@@ -70,6 +70,19 @@ export async function createOrderFailure(
   throw new Error("create_order succeeded");
 }
 
+/** {@linkcode storeRowCounts} of a store with no order. */
+export const NO_ROWS = { orders: 0, items: 0, emails: 0, history: 0, counters: 0, idempotency: 0 } as const;
+
+/** {@linkcode storeRowCounts} of a store with one single-item order (without an idempotency key). */
+export const ONE_ORDER_ROWS = {
+  ...NO_ROWS,
+  orders: 1,
+  items: 1,
+  emails: 2,
+  history: 1,
+  counters: 1,
+} as const;
+
 /** How many rows each order table holds for a store. */
 export async function storeRowCounts(db: SqlDatabase, storeId: string): Promise<Record<string, number>> {
   const [row] = await db.query<Record<string, string | number>>(
