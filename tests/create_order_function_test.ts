@@ -8,11 +8,16 @@ import {
   ONE_ORDER_ROWS,
   storeRowCounts,
 } from "./support/create_order_payload.ts";
-import { testDatabases } from "./support/databases.ts";
+import { sharedPostgres, testDatabases } from "./support/databases.ts";
 
 for (const { name, db } of await testDatabases()) {
   const test = (title: string, fn: (t: Deno.TestContext) => Promise<void>) =>
-    Deno.test({ name: `[${name}] ${title}`, sanitizeOps: false, sanitizeResources: false, fn });
+    Deno.test({
+      name: `[${name}] ${title}`,
+      sanitizeOps: false,
+      sanitizeResources: false,
+      fn,
+    });
 
   test("create_order() stores the order, its items, two claimed e-mails and its first history row", async () => {
     const store = await createTestStore(db);
@@ -52,7 +57,11 @@ for (const { name, db } of await testDatabases()) {
     });
     assert.deepEqual(
       result.emails.map((e) => [e.kind, e.to, e.replyTo]),
-      [["buyer", "asha@example.com", store.ownerEmail], ["seller", store.ownerEmail, "asha@example.com"]],
+      [["buyer", "asha@example.com", store.ownerEmail], [
+        "seller",
+        store.ownerEmail,
+        "asha@example.com",
+      ]],
     );
     assert.equal(result.emails[0].payload.orderNumber, "ORD-2026-000001");
     assert.deepEqual(result.emails[0].payload.items, [{
@@ -71,15 +80,25 @@ for (const { name, db } of await testDatabases()) {
     const [a, b] = [await createTestStore(db), await createTestStore(db)];
     const numbers = [];
     for (const store of [a, a, b, a, b]) {
-      numbers.push((await callCreateOrder(db, createOrderPayload(store))).response.orderNumber.slice(-6));
+      numbers.push(
+        (await callCreateOrder(db, createOrderPayload(store))).response
+          .orderNumber.slice(-6),
+      );
     }
-    assert.deepEqual(numbers, ["000001", "000002", "000001", "000003", "000002"]);
+    assert.deepEqual(numbers, [
+      "000001",
+      "000002",
+      "000001",
+      "000003",
+      "000002",
+    ]);
   });
 
   test("create_order() restarts the sequence each calendar year in UTC", async () => {
     const store = await createTestStore(db);
     const at = async (orderedAt: string) =>
-      (await callCreateOrder(db, createOrderPayload(store, { orderedAt }))).response.orderNumber;
+      (await callCreateOrder(db, createOrderPayload(store, { orderedAt })))
+        .response.orderNumber;
     assert.equal(await at("2025-12-31T23:59:59Z"), "ORD-2025-000001");
     assert.equal(await at("2026-01-01T00:30:00+05:30"), "ORD-2025-000002"); // still 2025 in UTC
     assert.equal(await at("2026-01-01T00:00:00Z"), "ORD-2026-000001");
@@ -118,7 +137,11 @@ for (const { name, db } of await testDatabases()) {
     const store = await createTestStore(db);
     const other = await createTestStore(db);
     const inactive = await createTestStore(db, { active: false });
-    const line = (productId: string, variantId: string | null = null, unitPriceMinor = 34_900) => ({
+    const line = (
+      productId: string,
+      variantId: string | null = null,
+      unitPriceMinor = 34_900,
+    ) => ({
       items: [{ productId, variantId, quantity: 1, unitPriceMinor }],
     });
     const cases = [
@@ -127,7 +150,11 @@ for (const { name, db } of await testDatabases()) {
         code: "OCS04",
         payload: createOrderPayload({ ...store, storeId: crypto.randomUUID() }),
       },
-      { title: "inactive store", code: "OCS04", payload: createOrderPayload(inactive) },
+      {
+        title: "inactive store",
+        code: "OCS04",
+        payload: createOrderPayload(inactive),
+      },
       {
         title: "unknown product",
         code: "OCP04",
@@ -136,7 +163,10 @@ for (const { name, db } of await testDatabases()) {
       {
         title: "inactive product",
         code: "OCP04",
-        payload: createOrderPayload(store, line(store.inactiveProductId, null, 1000)),
+        payload: createOrderPayload(
+          store,
+          line(store.inactiveProductId, null, 1000),
+        ),
       },
       {
         title: "product of another store",
@@ -146,17 +176,26 @@ for (const { name, db } of await testDatabases()) {
       {
         title: "unknown variant",
         code: "OCV04",
-        payload: createOrderPayload(store, line(store.products[2].id, crypto.randomUUID(), 25_000)),
+        payload: createOrderPayload(
+          store,
+          line(store.products[2].id, crypto.randomUUID(), 25_000),
+        ),
       },
       {
         title: "inactive variant",
         code: "OCV04",
-        payload: createOrderPayload(store, line(store.products[2].id, store.inactiveVariantId, 100)),
+        payload: createOrderPayload(
+          store,
+          line(store.products[2].id, store.inactiveVariantId, 100),
+        ),
       },
       {
         title: "variant of another product",
         code: "OCV04",
-        payload: createOrderPayload(store, line(store.products[0].id, store.variants[1].id, 29_900)),
+        payload: createOrderPayload(
+          store,
+          line(store.products[0].id, store.variants[1].id, 29_900),
+        ),
       },
     ];
     for (const c of cases) {
@@ -173,8 +212,18 @@ for (const { name, db } of await testDatabases()) {
       db,
       createOrderPayload(store, {
         items: [
-          { productId: store.products[0].id, variantId: null, quantity: 1, unitPriceMinor: 100 },
-          { productId: store.products[1].id, variantId: null, quantity: 1, unitPriceMinor: 19_950 },
+          {
+            productId: store.products[0].id,
+            variantId: null,
+            quantity: 1,
+            unitPriceMinor: 100,
+          },
+          {
+            productId: store.products[1].id,
+            variantId: null,
+            quantity: 1,
+            unitPriceMinor: 19_950,
+          },
           {
             productId: store.products[2].id,
             variantId: store.variants[1].id,
@@ -186,7 +235,13 @@ for (const { name, db } of await testDatabases()) {
     );
     assert.equal(failure.code, "OC400");
     assert.deepEqual(JSON.parse(failure.detail!), [
-      { index: 0, productId: store.products[0].id, variantId: null, price: 349, submittedPrice: 1 },
+      {
+        index: 0,
+        productId: store.products[0].id,
+        variantId: null,
+        price: 349,
+        submittedPrice: 1,
+      },
       {
         index: 2,
         productId: store.products[2].id,
@@ -204,8 +259,18 @@ for (const { name, db } of await testDatabases()) {
       db,
       createOrderPayload(store, {
         items: [
-          { productId: store.products[0].id, variantId: null, quantity: 1, unitPriceMinor: 1 },
-          { productId: crypto.randomUUID(), variantId: null, quantity: 1, unitPriceMinor: 1 },
+          {
+            productId: store.products[0].id,
+            variantId: null,
+            quantity: 1,
+            unitPriceMinor: 1,
+          },
+          {
+            productId: crypto.randomUUID(),
+            variantId: null,
+            quantity: 1,
+            unitPriceMinor: 1,
+          },
         ],
       }),
     );
@@ -217,13 +282,19 @@ for (const { name, db } of await testDatabases()) {
     const good = createOrderPayload(store);
     for (
       const [title, overrides] of [
-        ["total too low", { totalMinor: good.totalMinor - 1, finalMinor: good.finalMinor - 1 }],
+        ["total too low", {
+          totalMinor: good.totalMinor - 1,
+          finalMinor: good.finalMinor - 1,
+        }],
         ["final not total + fee", { finalMinor: good.finalMinor + 1 }],
         ["negative fee", { feeMinor: -1, finalMinor: good.totalMinor - 1 }],
       ] as const
     ) {
       await t.step(title, async () => {
-        assert.equal((await createOrderFailure(db, { ...good, ...overrides })).code, "OCA00");
+        assert.equal(
+          (await createOrderFailure(db, { ...good, ...overrides })).code,
+          "OCA00",
+        );
       });
     }
     assert.deepEqual(await storeRowCounts(db, store.storeId), NO_ROWS);
@@ -232,24 +303,41 @@ for (const { name, db } of await testDatabases()) {
   test("create_order() replays an idempotency key with the same body and refuses another body", async () => {
     const store = await createTestStore(db);
     const idempotency = { key: "checkout-42", requestHash: "a".repeat(64) };
-    const first = await callCreateOrder(db, createOrderPayload(store, { idempotency }));
-    const again = await callCreateOrder(db, createOrderPayload(store, { idempotency }));
+    const first = await callCreateOrder(
+      db,
+      createOrderPayload(store, { idempotency }),
+    );
+    const again = await callCreateOrder(
+      db,
+      createOrderPayload(store, { idempotency }),
+    );
     assert.equal(again.replayed, true);
     assert.deepEqual(again.response, first.response);
     assert.deepEqual(again.emails, []);
     const other = await createOrderFailure(
       db,
-      createOrderPayload(store, { idempotency: { ...idempotency, requestHash: "b".repeat(64) } }),
+      createOrderPayload(store, {
+        idempotency: { ...idempotency, requestHash: "b".repeat(64) },
+      }),
     );
     assert.equal(other.code, "OCI22");
-    assert.deepEqual(await storeRowCounts(db, store.storeId), { ...ONE_ORDER_ROWS, idempotency: 1 });
+    assert.deepEqual(await storeRowCounts(db, store.storeId), {
+      ...ONE_ORDER_ROWS,
+      idempotency: 1,
+    });
   });
 
   test("create_order() scopes idempotency keys to the store", async () => {
     const [a, b] = [await createTestStore(db), await createTestStore(db)];
     const idempotency = { key: "same-key", requestHash: "c".repeat(64) };
-    const first = await callCreateOrder(db, createOrderPayload(a, { idempotency }));
-    const second = await callCreateOrder(db, createOrderPayload(b, { idempotency }));
+    const first = await callCreateOrder(
+      db,
+      createOrderPayload(a, { idempotency }),
+    );
+    const second = await callCreateOrder(
+      db,
+      createOrderPayload(b, { idempotency }),
+    );
     assert.equal(second.replayed, false);
     assert.notEqual(second.response.orderId, first.response.orderId);
   });
@@ -267,3 +355,36 @@ for (const { name, db } of await testDatabases()) {
     );
   });
 }
+
+const postgres = await sharedPostgres();
+Deno.test({
+  name:
+    "[postgres] create_order() answers IDEMPOTENCY_KEY_IN_USE while the key's first request is in progress",
+  ignore: postgres === null,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const store = await createTestStore(postgres!);
+    const idempotency = { key: "in-flight", requestHash: "d".repeat(64) };
+    // another session holds the key's lock, as the first request's transaction does until it commits
+    await postgres!.asRole("service_role", async (first) => {
+      await first.query(
+        "select pg_advisory_xact_lock(hashtextextended($1 || '/' || $2, 0))",
+        [
+          store.storeId,
+          idempotency.key,
+        ],
+      );
+      const failure = await createOrderFailure(
+        postgres!,
+        createOrderPayload(store, { idempotency }),
+      );
+      assert.equal(failure.code, "OCI09");
+    });
+    const after = await callCreateOrder(
+      postgres!,
+      createOrderPayload(store, { idempotency }),
+    );
+    assert.equal(after.replayed, false);
+  },
+});

@@ -33,7 +33,11 @@ export interface ConnectionInfo {
   remoteAddr?: { hostname?: string };
 }
 
-function _json(status: number, body: unknown, headers: Record<string, string>): Response {
+function _json(
+  status: number,
+  body: unknown,
+  headers: Record<string, string>,
+): Response {
   return new Response(JSON.stringify(body), {
     status,
     headers: { "Content-Type": "application/json; charset=utf-8", ...headers },
@@ -41,8 +45,12 @@ function _json(status: number, body: unknown, headers: Record<string, string>): 
 }
 
 /** The caller's IP for rate limiting: the proxy's view of the client, else the socket's peer. */
-export function clientIp(headers: Headers, info?: ConnectionInfo): string | null {
-  const forwarded = headers.get("cf-connecting-ip") ?? headers.get("x-real-ip") ??
+export function clientIp(
+  headers: Headers,
+  info?: ConnectionInfo,
+): string | null {
+  const forwarded = headers.get("cf-connecting-ip") ??
+    headers.get("x-real-ip") ??
     headers.get("x-forwarded-for")?.split(",")[0];
   return forwarded?.trim().slice(0, 64) || info?.remoteAddr?.hostname || null;
 }
@@ -52,20 +60,29 @@ export function createOrderHandler(deps: CreateOrderDependencies) {
   const { config, orders, log } = deps;
   const newRequestId = deps.newRequestId ?? (() => crypto.randomUUID());
 
-  return async function handleCreateOrder(request: Request, info?: ConnectionInfo): Promise<Response> {
+  return async function handleCreateOrder(
+    request: Request,
+    info?: ConnectionInfo,
+  ): Promise<Response> {
     const started = performance.now();
     const requestId = newRequestId();
     const origin = request.headers.get("origin");
-    const baseHeaders = { ...corsOriginHeaders(origin, config.allowedOrigins), "x-request-id": requestId };
+    const baseHeaders = {
+      ...corsOriginHeaders(origin, config.allowedOrigins),
+      "x-request-id": requestId,
+    };
     let orderId: string | undefined;
     let response: Response;
-    let failure: unknown;
+    let failure: { code: string; cause: unknown } | undefined;
 
     try {
       if (request.method === "OPTIONS") {
         response = new Response(null, {
           status: 204,
-          headers: { ...corsPreflightHeaders(origin, config.allowedOrigins), "x-request-id": requestId },
+          headers: {
+            ...corsPreflightHeaders(origin, config.allowedOrigins),
+            "x-request-id": requestId,
+          },
         });
       } else {
         if (request.method !== "POST") {
@@ -77,13 +94,21 @@ export function createOrderHandler(deps: CreateOrderDependencies) {
         const idempotencyKey = readIdempotencyKey(request.headers);
         const bodyText = await readBodyText(request);
         const order = parseCreateOrderRequest(parseJson(bodyText));
-        const amounts = priceOrder(order.items, order.paymentMethod, order.gatewayMethod);
+        const amounts = priceOrder(
+          order.items,
+          order.paymentMethod,
+          order.gatewayMethod,
+        );
         assertAmountFits(amounts.finalMinor);
 
         const payload: CreateOrderPayload = {
           storeId: order.storeId,
           orderedAt: deps.clock().toISOString(),
-          buyer: { email: order.buyerEmail, name: order.buyerName, phone: order.buyerPhone },
+          buyer: {
+            email: order.buyerEmail,
+            name: order.buyerName,
+            phone: order.buyerPhone,
+          },
           shippingAddress: order.shippingAddress,
           paymentMethod: order.paymentMethod,
           gatewayMethod: order.gatewayMethod,
@@ -91,7 +116,9 @@ export function createOrderHandler(deps: CreateOrderDependencies) {
           clientIp: clientIp(request.headers, info),
           items: order.items,
           ...amounts,
-          idempotency: idempotencyKey ? { key: idempotencyKey, requestHash: await hashBody(bodyText) } : null,
+          idempotency: idempotencyKey
+            ? { key: idempotencyKey, requestHash: await hashBody(bodyText) }
+            : null,
           rateLimits: {
             ipLimit: config.rateLimits.perIp.limit,
             ipWindowSeconds: config.rateLimits.perIp.windowSeconds,
@@ -105,22 +132,39 @@ export function createOrderHandler(deps: CreateOrderDependencies) {
         if (result.emails.length > 0) {
           deps.waitUntil(
             deps.sendOrderEmails(result.emails).catch((error) =>
-              log({ event: "order_emails_failed", requestId, orderId, ...describeError(error) })
+              log({
+                event: "order_emails_failed",
+                requestId,
+                orderId,
+                ...describeError(error),
+              })
             ),
           );
         }
-        const { orderNumber, totalAmount, checkoutFee, finalAmount, status } = result.response;
+        const { orderNumber, totalAmount, checkoutFee, finalAmount, status } =
+          result.response;
         // rebuilt in the contract's field order: the database's jsonb keeps keys in its own order
-        const body = { success: true, orderId, orderNumber, totalAmount, checkoutFee, finalAmount, status };
+        const body = {
+          success: true,
+          orderId,
+          orderNumber,
+          totalAmount,
+          checkoutFee,
+          finalAmount,
+          status,
+        };
         response = _json(200, body, {
           ...baseHeaders,
           ...(result.replayed ? { "Idempotent-Replayed": "true" } : {}),
         });
       }
     } catch (error) {
-      failure = error;
       const rendered = renderError(error);
-      response = _json(rendered.status, rendered.body, { ...baseHeaders, ...rendered.headers });
+      failure = { code: rendered.body.error.code, cause: error };
+      response = _json(rendered.status, rendered.body, {
+        ...baseHeaders,
+        ...rendered.headers,
+      });
     }
 
     log({
@@ -130,8 +174,10 @@ export function createOrderHandler(deps: CreateOrderDependencies) {
       status: response.status,
       durationMs: Math.round((performance.now() - started) * 10) / 10,
       ...(orderId ? { orderId } : {}),
-      ...(failure ? { code: renderError(failure).body.error.code } : {}),
-      ...(failure && response.status >= 500 ? describeError(failure) : {}),
+      ...(failure ? { code: failure.code } : {}),
+      ...(failure && response.status >= 500
+        ? describeError(failure.cause)
+        : {}),
     });
     return response;
   };
