@@ -18,7 +18,7 @@ const _GENERIC_LEAKS: [string, RegExp][] = [
   ["SQLSTATE", /\bSQLSTATE\b|\b(OC[A-Z0-9]\d\d|OCR29|23\d{3}|42\d{3}|57P0\d)\b.*\bline\b/],
   ["e-mail address", /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/],
   ["E.164 phone", /\+\d{7,15}\b/],
-  ["bearer token", /Bearer\s+\S+/i],
+  ["bearer token", /Bearer\s+[A-Za-z0-9._~+/-]{8,}/i],
 ];
 
 /**
