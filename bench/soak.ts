@@ -123,6 +123,7 @@ try {
   let networkErrors = 0;
   let requests = 0;
   let rssStart = 0;
+  let heapStart = 0;
   const deadline = Date.now() + durationMs;
   const warmUpEnd = Date.now() + warmUpMs;
   let lastReport = Date.now();
@@ -143,7 +144,7 @@ try {
       } catch {
         networkErrors++;
       }
-      if (!rssStart && Date.now() >= warmUpEnd) rssStart = Deno.memoryUsage().rss;
+      if (!rssStart && Date.now() >= warmUpEnd) ({ rss: rssStart, heapUsed: heapStart } = Deno.memoryUsage());
       if (Date.now() - lastReport >= 30_000) {
         lastReport = Date.now();
         console.log(
@@ -156,7 +157,7 @@ try {
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   await stack.settled();
-  const rssEnd = Deno.memoryUsage().rss;
+  const { rss: rssEnd, heapUsed: heapEnd } = Deno.memoryUsage();
   await stack.close();
 
   const ok = statuses.get(200) ?? 0;
@@ -185,6 +186,8 @@ try {
     rssStartMb: _mb(rssStart),
     rssEndMb: _mb(rssEnd),
     rssGrowthPercent: Math.round(growth * 1000) / 10,
+    heapUsedStartMb: _mb(heapStart),
+    heapUsedEndMb: _mb(heapEnd),
   };
   console.log(JSON.stringify(summary, null, 2));
   const failures = [
