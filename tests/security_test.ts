@@ -141,7 +141,10 @@ Deno.test("POST create-order escapes HTML and flattens header injection from eve
     for (const message of mailer.messages) {
       for (const raw of ["<script", "<img", "onerror=alert(2)>", "<i>560001", "<b>"] as const) {
         const at = message.html.indexOf(raw);
-        assert.ok(at < 0, `${message.idempotencyKey} html holds ${raw}: ${message.html.slice(at - 80, at + 40)}`);
+        assert.ok(
+          at < 0,
+          `${message.idempotencyKey} html holds ${raw}: ${message.html.slice(at - 80, at + 40)}`,
+        );
       }
       assert.ok(message.html.includes("&lt;script&gt;"), "the escaped value is shown");
       assert.doesNotMatch(message.subject, /[\r\n]/);
