@@ -6,6 +6,7 @@
 import { createClient } from "@supabase/supabase-js";
 import { parseConfig } from "../_shared/config.ts";
 import { jsonLogger, type Logger } from "../_shared/log.ts";
+import type { EmailOutbox } from "../_shared/email_outbox.ts";
 import type { Mailer } from "../_shared/mailer.ts";
 import type { OutboxEmail } from "../_shared/order_email.ts";
 import { supabaseOrderStore } from "../_shared/supabase_order_store.ts";
@@ -49,14 +50,21 @@ export function loadDependencies(
         return createResendMailer(config.resend);
       });
 
-  const sendOrderEmails = async (emails: OutboxEmail[]): Promise<void> => {
-    const [{ sendOrderEmails: send }, { supabaseEmailOutbox }] = await Promise.all([
-      import("../_shared/outbox_sender.ts"),
+  // one outbox for the process: its results of concurrent orders share database calls
+  let outbox: Promise<EmailOutbox> | undefined;
+  const loadOutbox = (): Promise<EmailOutbox> =>
+    outbox ??= Promise.all([
       import("../_shared/supabase_email_outbox.ts"),
-    ]);
+      import("../_shared/coalesced_email_outbox.ts"),
+    ]).then(([{ supabaseEmailOutbox }, { coalescedEmailOutbox }]) =>
+      coalescedEmailOutbox(supabaseEmailOutbox(client, config.databaseTimeoutMs))
+    );
+
+  const sendOrderEmails = async (emails: OutboxEmail[]): Promise<void> => {
+    const { sendOrderEmails: send } = await import("../_shared/outbox_sender.ts");
     await send(emails, {
       mailer: await loadMailer(),
-      outbox: supabaseEmailOutbox(client, config.databaseTimeoutMs),
+      outbox: await loadOutbox(),
       render: { from: config.emailFrom, trackingUrlTemplate: config.trackingUrlTemplate },
       sleep: (ms: number) => new Promise((resolve) => setTimeout(resolve, ms)),
       log,

@@ -1,0 +1,51 @@
+/**
+ * Records e-mail results of many orders in one database call. Under load every order's sender would
+ * otherwise open its own transaction just to mark two rows sent, as costly as the order itself; results
+ * that arrive within `windowMs` of each other share one `recordResults` call instead.
+ */
+import type { EmailOutbox } from "./email_outbox.ts";
+import type { EmailResult } from "./order_email.ts";
+
+/** Most results in one call (one flush starts at once when this many are waiting). */
+export const MAX_RESULTS_PER_CALL = 200;
+
+interface _Waiting {
+  results: EmailResult[];
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * An EmailOutbox whose `recordResults` waits up to `windowMs` for others to join one call; each caller's
+ * promise settles with the call that carried its results. Claims pass straight through.
+ */
+export function coalescedEmailOutbox(outbox: EmailOutbox, windowMs = 5): EmailOutbox {
+  let waiting: _Waiting[] = [];
+  let count = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  const flush = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    const batch = waiting;
+    waiting = [];
+    count = 0;
+    outbox.recordResults(batch.flatMap((entry) => entry.results)).then(
+      () => batch.forEach((entry) => entry.resolve()),
+      (error) => batch.forEach((entry) => entry.reject(error)),
+    );
+  };
+
+  return {
+    claimDue: (options) => outbox.claimDue(options),
+    recordResults(results) {
+      if (results.length === 0) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        waiting.push({ results, resolve, reject });
+        count += results.length;
+        if (count >= MAX_RESULTS_PER_CALL) flush();
+        else timer ??= setTimeout(flush, windowMs);
+      });
+    },
+  };
+}
