@@ -16,7 +16,7 @@ import { countStoreRows } from "./support/store_rows.ts";
 const db = await sharedPglite();
 const NO_LIMITS = { RATE_LIMIT_PER_IP: "0", RATE_LIMIT_PER_EMAIL: "0" };
 
-function _medianMs(run: () => void, times = 15): number {
+function _medianMs(run: () => void, times = 21): number {
   const samples: number[] = [];
   for (let i = 0; i < times; i++) {
     const started = performance.now();
@@ -36,8 +36,9 @@ Deno.test("timingSafeEqual() takes as long for a key wrong in its first byte as 
   _medianMs(() => timingSafeEqual(key, wrongLast), 5); // warm up
   const first = _medianMs(() => timingSafeEqual(key, wrongFirst));
   const last = _medianMs(() => timingSafeEqual(key, wrongLast));
-  // an early-exit compare answers the first in nanoseconds and the last after 200,000 bytes
-  assert.ok(first / last > 0.5 && first / last < 2, `first ${first} ms, last ${last} ms`);
+  // An early-exit compare answers the first in nanoseconds and the last after 200,000 bytes (ratio about
+  // 0.06). The bounds are wide so that a busy CI machine cannot fail a constant-time compare.
+  assert.ok(first / last > 0.25 && first / last < 4, `first ${first} ms, last ${last} ms`);
 });
 
 Deno.test("POST create-order answers 401 for a key in the query string or the body", async (t) => {
