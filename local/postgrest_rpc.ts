@@ -143,7 +143,10 @@ export function createRpcRoute(db: SqlDatabase, keys: KeyRoles, onCall: (fn: str
       });
     } catch (error) {
       const pg = error as PostgresErrorLike;
-      if (!pg.code) return _pgrstError(503, "PGRST001", "Database client error");
+      // a driver's own failure (ECONNREFUSED, CONNECTION_ENDED) is no SQLSTATE: the database is out of reach
+      if (!pg.code || !/^[0-9A-Z]{5}$/.test(pg.code)) {
+        return _pgrstError(503, "PGRST001", "Database client error");
+      }
       return _json(statusForSqlState(pg.code, role), {
         code: pg.code,
         message: pg.message ?? "",
