@@ -23,7 +23,8 @@ const ALLOWED_MOVES = new Set([
 ]);
 
 Deno.test({
-  name: "POST create-order numbers 200 concurrent orders over 5 stores uniquely and without gaps per store",
+  name:
+    "[postgres] POST create-order numbers 200 concurrent orders over 5 stores uniquely and without gaps per store",
   ignore: !pg,
   sanitizeOps: false,
   sanitizeResources: false,
@@ -60,7 +61,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "POST create-order makes one order and one pair of e-mails of 20 concurrent requests with one Idempotency-Key",
+    "[postgres] POST create-order makes one order and one pair of e-mails of 20 concurrent requests with one Idempotency-Key",
   ignore: !pg,
   sanitizeOps: false,
   sanitizeResources: false,
@@ -100,7 +101,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "orders status trigger keeps the lifecycle when 20 updates race to ship and to cancel one order",
+  name:
+    "[postgres] orders status trigger keeps the lifecycle when 20 updates race to ship and to cancel one order",
   ignore: !pg,
   sanitizeOps: false,
   sanitizeResources: false,

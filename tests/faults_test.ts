@@ -46,7 +46,7 @@ async function _assertInternalError(res: Response): Promise<void> {
 
 Deno.test({
   name:
-    "POST create-order answers 500 INTERNAL_ERROR, logged with its request id, when the database is unreachable",
+    "[pglite] POST create-order answers 500 INTERNAL_ERROR, logged with its request id, when the database is unreachable",
   sanitizeOps: false,
   sanitizeResources: false,
   async fn(t) {
@@ -88,7 +88,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "POST create-order leaves no partial order when the database drops the connection mid-transaction",
+  name:
+    "[postgres] POST create-order leaves no partial order when the database drops the connection mid-transaction",
   ignore: !pg,
   sanitizeOps: false,
   sanitizeResources: false,
@@ -132,7 +133,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "POST create-order answers a timely 500 and commits no order when the database is slower than DATABASE_TIMEOUT_MS",
+    "[postgres] POST create-order answers a timely 500 and commits no order when the database is slower than DATABASE_TIMEOUT_MS",
   ignore: !pg,
   sanitizeOps: false,
   sanitizeResources: false,
@@ -167,7 +168,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "POST create-order answers 200 while Resend fails, and the outbox task later sends each e-mail exactly once",
+    "[pglite] POST create-order answers 200 while Resend fails, and the outbox task later sends each e-mail exactly once",
   sanitizeOps: false,
   sanitizeResources: false,
   async fn(t) {

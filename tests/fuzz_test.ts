@@ -146,7 +146,7 @@ Deno.test("POST create-order answers every fuzzed body 200 with the fee module's
   assert.deepEqual(Object.keys(Object.prototype), []);
 });
 
-Deno.test("POST create-order refuses fuzzed bodies on a real database without a 500 or a row written", async () => {
+Deno.test("[pglite] POST create-order refuses fuzzed bodies on a real database without a 500 or a row written", async () => {
   const db = await sharedPglite();
   const testStore = await createTestStore(db);
   const catalogue: FuzzCatalogue = {
@@ -203,7 +203,7 @@ Deno.test("POST create-order refuses fuzzed bodies on a real database without a 
 
 // pins a bug the fuzzer found: U+0000 or an unpaired surrogate passed the schema, and PostgreSQL's
 // jsonb refused it, so the buyer got a 500 for a typing accident
-Deno.test("POST create-order answers 400 VALIDATION_FAILED for text PostgreSQL cannot store", async (t) => {
+Deno.test("[pglite] POST create-order answers 400 VALIDATION_FAILED for text PostgreSQL cannot store", async (t) => {
   const db = await sharedPglite();
   const testStore = await createTestStore(db);
   const stack = await startTestStack({ db, env: { RATE_LIMIT_PER_IP: "0", RATE_LIMIT_PER_EMAIL: "0" } });

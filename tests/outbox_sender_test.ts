@@ -43,7 +43,7 @@ function deliveriesOf(fake: FakeResend, expected: { to: string; orderNumber: str
 for (const [dbName, open] of databases) {
   Deno.test({
     name:
-      `sendOrderEmails() on ${dbName} leaves rows failed when the provider is down; drainOutbox() then sends each once`,
+      `[${dbName.toLowerCase()}] sendOrderEmails() on ${dbName} leaves rows failed when the provider is down; drainOutbox() then sends each once`,
     sanitizeResources: false,
     sanitizeOps: false,
     async fn(t) {
@@ -96,7 +96,8 @@ for (const [dbName, open] of databases) {
   });
 
   Deno.test({
-    name: `drainOutbox() on ${dbName} run twice concurrently never sends a row twice`,
+    name:
+      `[${dbName.toLowerCase()}] drainOutbox() on ${dbName} run twice concurrently never sends a row twice`,
     sanitizeResources: false,
     sanitizeOps: false,
     async fn() {

@@ -9,7 +9,7 @@ import { createOrderWithEmails, outboxRows, serveOutbox } from "./support/outbox
 import { fakeSleep } from "./support/recording_outbox.ts";
 
 Deno.test({
-  name: "runOutboxTask() sends an order's e-mails exactly once after its sender died before sending",
+  name: "[pglite] runOutboxTask() sends an order's e-mails exactly once after its sender died before sending",
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {

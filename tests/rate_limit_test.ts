@@ -32,7 +32,7 @@ async function _assertRateLimited(res: Response, windowSeconds: number): Promise
   assert.equal(res.headers.get("Access-Control-Allow-Origin"), "*");
 }
 
-Deno.test("POST create-order answers 429 RATE_LIMITED with Retry-After past RATE_LIMIT_PER_EMAIL", async () => {
+Deno.test("[pglite] POST create-order answers 429 RATE_LIMITED with Retry-After past RATE_LIMIT_PER_EMAIL", async () => {
   const store = await createTestStore(db);
   const stack = await _stack({ RATE_LIMIT_PER_EMAIL: "2", RATE_LIMIT_PER_EMAIL_WINDOW_SECONDS: "600" });
   try {
@@ -54,7 +54,7 @@ Deno.test("POST create-order answers 429 RATE_LIMITED with Retry-After past RATE
   }
 });
 
-Deno.test("POST create-order answers 429 RATE_LIMITED past RATE_LIMIT_PER_IP, per client address", async () => {
+Deno.test("[pglite] POST create-order answers 429 RATE_LIMITED past RATE_LIMIT_PER_IP, per client address", async () => {
   const store = await createTestStore(db);
   const stack = await _stack({ RATE_LIMIT_PER_IP: "3", RATE_LIMIT_PER_IP_WINDOW_SECONDS: "3600" });
   try {
@@ -75,7 +75,7 @@ Deno.test("POST create-order answers 429 RATE_LIMITED past RATE_LIMIT_PER_IP, pe
   }
 });
 
-Deno.test("POST create-order does not count idempotent replays against the limit", async () => {
+Deno.test("[pglite] POST create-order does not count idempotent replays against the limit", async () => {
   const store = await createTestStore(db);
   const stack = await _stack({ RATE_LIMIT_PER_EMAIL: "2" });
   try {
@@ -96,7 +96,7 @@ Deno.test("POST create-order does not count idempotent replays against the limit
   }
 });
 
-Deno.test("POST create-order does not count failed or refused orders against the limit", async () => {
+Deno.test("[pglite] POST create-order does not count failed or refused orders against the limit", async () => {
   const store = await createTestStore(db);
   const stack = await _stack({ RATE_LIMIT_PER_EMAIL: "2" });
   try {
@@ -127,7 +127,7 @@ Deno.test("POST create-order does not count failed or refused orders against the
   }
 });
 
-Deno.test("POST create-order applies no limit when RATE_LIMIT_PER_IP and RATE_LIMIT_PER_EMAIL are 0", async () => {
+Deno.test("[pglite] POST create-order applies no limit when RATE_LIMIT_PER_IP and RATE_LIMIT_PER_EMAIL are 0", async () => {
   const store = await createTestStore(db);
   const stack = await _stack({});
   try {

@@ -41,7 +41,7 @@ Deno.test("timingSafeEqual() takes as long for a key wrong in its first byte as 
   assert.ok(first / last > 0.25 && first / last < 4, `first ${first} ms, last ${last} ms`);
 });
 
-Deno.test("POST create-order answers 401 for a key in the query string or the body", async (t) => {
+Deno.test("[pglite] POST create-order answers 401 for a key in the query string or the body", async (t) => {
   const store = await createTestStore(db);
   const stack = await startTestStack({ db, env: NO_LIMITS });
   const url = `${stack.url}/functions/v1/create-order`;
@@ -78,7 +78,7 @@ Deno.test("POST create-order answers 401 for a key in the query string or the bo
   }
 });
 
-Deno.test("POST create-order shows no stack, SQL, key or personal data in any error body or log line", async () => {
+Deno.test("[pglite] POST create-order shows no stack, SQL, key or personal data in any error body or log line", async () => {
   const store = await createTestStore(db);
   const log = capturingLogger();
   const stack = await startTestStack({ db, env: NO_LIMITS, log });
@@ -117,7 +117,7 @@ Deno.test("POST create-order shows no stack, SQL, key or personal data in any er
   }
 });
 
-Deno.test("POST create-order escapes HTML and flattens header injection from every string field in both e-mails", async () => {
+Deno.test("[pglite] POST create-order escapes HTML and flattens header injection from every string field in both e-mails", async () => {
   const store = await createTestStore(db);
   const mailer = capturingMailer();
   const stack = await startTestStack({ db, env: NO_LIMITS, mailer: () => Promise.resolve(mailer) });
@@ -156,7 +156,7 @@ Deno.test("POST create-order escapes HTML and flattens header injection from eve
   }
 });
 
-Deno.test("POST create-order answers 400 VALIDATION_FAILED for a paymentProofUrl that is not http(s)", async (t) => {
+Deno.test("[pglite] POST create-order answers 400 VALIDATION_FAILED for a paymentProofUrl that is not http(s)", async (t) => {
   const store = await createTestStore(db);
   const stack = await startTestStack({ db, env: NO_LIMITS });
   const urls = [
@@ -187,7 +187,7 @@ Deno.test("POST create-order answers 400 VALIDATION_FAILED for a paymentProofUrl
   }
 });
 
-Deno.test("create_order refuses prices and sums that are not the catalogue's, however it is called", async (t) => {
+Deno.test("[pglite] create_order refuses prices and sums that are not the catalogue's, however it is called", async (t) => {
   const store = await createTestStore(db);
   const stack = await startTestStack({ db, env: NO_LIMITS });
   try {
@@ -232,7 +232,7 @@ Deno.test("create_order refuses prices and sums that are not the catalogue's, ho
   }
 });
 
-Deno.test("POST create-order answers 404 for a product of another store and a variant of another product", async (t) => {
+Deno.test("[pglite] POST create-order answers 404 for a product of another store and a variant of another product", async (t) => {
   const store = await createTestStore(db);
   const other = await createTestStore(db);
   const stack = await startTestStack({ db, env: NO_LIMITS });
@@ -262,7 +262,7 @@ Deno.test("POST create-order answers 404 for a product of another store and a va
   }
 });
 
-Deno.test("POST /rest/v1/rpc/create_order answers 401 to the anon key and to no key", async (t) => {
+Deno.test("[pglite] POST /rest/v1/rpc/create_order answers 401 to the anon key and to no key", async (t) => {
   const store = await createTestStore(db);
   const stack = await startTestStack({ db, env: NO_LIMITS });
   const payload = { storeId: store.storeId, items: [], totalMinor: 0, feeMinor: 0, finalMinor: 0 };

@@ -116,9 +116,7 @@ export function createOrderHandler(deps: CreateOrderDependencies) {
           clientIp: clientIp(request.headers, info),
           items: order.items,
           ...amounts,
-          idempotency: idempotencyKey
-            ? { key: idempotencyKey, requestHash: await hashBody(bodyText) }
-            : null,
+          idempotency: idempotencyKey ? { key: idempotencyKey, requestHash: await hashBody(bodyText) } : null,
           rateLimits: {
             ipLimit: config.rateLimits.perIp.limit,
             ipWindowSeconds: config.rateLimits.perIp.windowSeconds,
@@ -141,8 +139,7 @@ export function createOrderHandler(deps: CreateOrderDependencies) {
             ),
           );
         }
-        const { orderNumber, totalAmount, checkoutFee, finalAmount, status } =
-          result.response;
+        const { orderNumber, totalAmount, checkoutFee, finalAmount, status } = result.response;
         // rebuilt in the contract's field order: the database's jsonb keeps keys in its own order
         const body = {
           success: true,
@@ -175,9 +172,7 @@ export function createOrderHandler(deps: CreateOrderDependencies) {
       durationMs: Math.round((performance.now() - started) * 10) / 10,
       ...(orderId ? { orderId } : {}),
       ...(failure ? { code: failure.code } : {}),
-      ...(failure && response.status >= 500
-        ? describeError(failure.cause)
-        : {}),
+      ...(failure && response.status >= 500 ? describeError(failure.cause) : {}),
     });
     return response;
   };
