@@ -42,8 +42,9 @@ function deliveriesOf(fake: FakeResend, expected: { to: string; orderNumber: str
 
 for (const [dbName, open] of databases) {
   Deno.test({
-    name:
-      `[${dbName.toLowerCase()}] sendOrderEmails() on ${dbName} leaves rows failed when the provider is down; drainOutbox() then sends each once`,
+    name: `[${
+      dbName === "PGlite" ? "pglite" : "postgres"
+    }] sendOrderEmails() on ${dbName} leaves rows failed when the provider is down; drainOutbox() then sends each once`,
     sanitizeResources: false,
     sanitizeOps: false,
     async fn(t) {
@@ -96,8 +97,9 @@ for (const [dbName, open] of databases) {
   });
 
   Deno.test({
-    name:
-      `[${dbName.toLowerCase()}] drainOutbox() on ${dbName} run twice concurrently never sends a row twice`,
+    name: `[${
+      dbName === "PGlite" ? "pglite" : "postgres"
+    }] drainOutbox() on ${dbName} run twice concurrently never sends a row twice`,
     sanitizeResources: false,
     sanitizeOps: false,
     async fn() {
