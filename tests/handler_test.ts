@@ -341,3 +341,45 @@ Deno.test("createOrderHandler() passes domain failures of the store through with
     });
   }
 });
+
+Deno.test("createOrderHandler() answers without waiting for the e-mails to be sent", async () => {
+  const email = { id: "e1", orderId: "o1", kind: "buyer" } as unknown as OutboxEmail;
+  const store: OrderStore = {
+    createOrder: () =>
+      Promise.resolve({
+        replayed: false,
+        emails: [email],
+        response: {
+          success: true,
+          orderId: "o1",
+          orderNumber: "ORD-2026-000001",
+          totalAmount: 1,
+          checkoutFee: 0,
+          finalAmount: 1,
+          status: "payment_pending",
+        },
+      }),
+  };
+  let handedOver = 0;
+  const handle = createOrderHandler({
+    config: {
+      apiKeys: { bearer: [KEY], apikeyHeader: [] },
+      allowedOrigins: ["*"],
+      rateLimits: { perIp: { limit: 0, windowSeconds: 1 }, perEmail: { limit: 0, windowSeconds: 1 } },
+    },
+    clock: () => new Date(),
+    orders: store,
+    sendOrderEmails: () => new Promise<void>(() => {}), // a provider that never answers
+    waitUntil: () => void handedOver++,
+    log: () => {},
+  });
+  const response = await handle(
+    new Request(URL_, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${KEY}` },
+      body: JSON.stringify(body()),
+    }),
+  );
+  assert.equal(response.status, 200);
+  assert.equal(handedOver, 1);
+});
