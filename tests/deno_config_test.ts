@@ -13,3 +13,14 @@ Deno.test("deno.json pins each of the function's packages to the same version as
     assert.match(specifier as string, /^npm:/);
   }
 });
+
+// The function checks keys itself (contract, Authentication): the platform's JWT check would answer 401
+// without CORS headers and refuse the newer sb_publishable_/sb_secret_ keys.
+Deno.test("supabase/config.toml turns the platform's JWT check off for create-order and points at its deno.json", async () => {
+  const toml = await Deno.readTextFile(new URL("../supabase/config.toml", import.meta.url));
+  const section = toml.split(/^\[/m).find((part) => part.startsWith("functions.create-order]"));
+  assert.ok(section, "a [functions.create-order] section");
+  assert.match(section, /^verify_jwt = false$/m);
+  assert.match(section, /^import_map = "\.\/functions\/create-order\/deno\.json"$/m);
+  assert.match(toml, /^\[db\.seed\]\nenabled = true\nsql_paths = \["\.\/seed\.sql"\]$/m);
+});
