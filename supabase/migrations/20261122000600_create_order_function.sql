@@ -184,10 +184,20 @@ begin
   );
   -- Claimed by this request at once (status sending): the function sends them right after it answers,
   -- and if it dies first, the drain picks them up once the claim is stale.
-  insert into public.email_outbox (order_id, kind, to_email, reply_to, payload, status, claimed_at)
-  values
-    (v_order_id, 'buyer', payload -> 'buyer' ->> 'email', v_store.owner_email, v_email_payload, 'sending', now()),
-    (v_order_id, 'seller', v_store.owner_email, payload -> 'buyer' ->> 'email', v_email_payload, 'sending', now());
+  -- The rows as the sender needs them come back from the insert, so nothing reads the outbox again later,
+  -- while the counter row is locked; their order number is added once it is known.
+  with inserted as (
+    insert into public.email_outbox (order_id, kind, to_email, reply_to, payload, status, claimed_at)
+    values
+      (v_order_id, 'buyer', payload -> 'buyer' ->> 'email', v_store.owner_email, v_email_payload, 'sending', now()),
+      (v_order_id, 'seller', v_store.owner_email, payload -> 'buyer' ->> 'email', v_email_payload, 'sending', now())
+    returning id, order_id, kind, to_email, reply_to, attempts
+  )
+  select jsonb_agg(jsonb_build_object(
+    'id', i.id, 'orderId', i.order_id, 'kind', i.kind, 'to', i.to_email, 'replyTo', i.reply_to,
+    'attempts', i.attempts
+  ) order by i.kind) into v_emails
+  from inserted i;
 
   if v_idempotency is not null then
     insert into public.idempotency_keys (store_id, key, request_hash, order_id)
@@ -234,13 +244,10 @@ begin
   v_order_number := format('ORD-%s-%s', v_year, lpad(v_sequence::text, 6, '0'));
   update public.orders set order_number = v_order_number, order_sequence = v_sequence where id = v_order_id;
 
-  select coalesce(jsonb_agg(
-    jsonb_build_object(
-      'id', e.id, 'orderId', e.order_id, 'kind', e.kind, 'to', e.to_email, 'replyTo', e.reply_to,
-      'attempts', e.attempts, 'payload', e.payload || jsonb_build_object('orderNumber', v_order_number)
-    ) order by e.kind
-  ), '[]'::jsonb) into v_emails
-  from public.email_outbox e where e.order_id = v_order_id;
+  v_email_payload := v_email_payload || jsonb_build_object('orderNumber', v_order_number);
+  select jsonb_agg(e.value || jsonb_build_object('payload', v_email_payload) order by e.ordinality)
+  into v_emails
+  from jsonb_array_elements(v_emails) with ordinality as e;
 
   -- 7. The caller's time budget (timeoutMs, from statement start): a call that waited past it (a lock,
   --    a slow disk) rolls back instead of committing an order whose caller has already answered 500.
