@@ -28,7 +28,39 @@ function body(overrides: Record<string, unknown> = {}) {
   };
 }
 
-function setup(options: { orders?: OrderStore; allowedOrigins?: string[] } = {}) {
+/** What create_order returns for order o1: a new order with its claimed e-mails, or a replay. */
+function storedOrder(replayed: boolean, emails: OutboxEmail[] = []): CreateOrderResult {
+  return {
+    replayed,
+    emails,
+    response: {
+      success: true,
+      orderId: "o1",
+      orderNumber: "ORD-2026-000001",
+      totalAmount: 1,
+      checkoutFee: 0,
+      finalAmount: 1,
+      status: "payment_pending",
+    },
+  };
+}
+
+const EMAIL = {
+  id: "e1",
+  orderId: "o1",
+  kind: "buyer",
+  to: "a@b.co",
+  replyTo: null,
+  attempts: 0,
+} as unknown as OutboxEmail;
+
+function setup(
+  options: {
+    orders?: OrderStore;
+    allowedOrigins?: string[];
+    sendOrderEmails?: CreateOrderDependencies["sendOrderEmails"];
+  } = {},
+) {
   const store = memoryOrderStore(STORE_ID, [{ id: PRODUCT_ID, priceMinor: 10, variants: [] }]);
   const log = capturingLogger();
   const background: Promise<unknown>[] = [];
@@ -41,7 +73,7 @@ function setup(options: { orders?: OrderStore; allowedOrigins?: string[] } = {})
     },
     clock: () => new Date("2026-05-04T03:02:01.000Z"),
     orders: options.orders ?? store,
-    sendOrderEmails: (emails) => Promise.resolve(void emailed.push(emails)),
+    sendOrderEmails: options.sendOrderEmails ?? ((emails) => Promise.resolve(void emailed.push(emails))),
     waitUntil: (work) => void background.push(work),
     log,
     newRequestId: () => "req-1",
@@ -242,42 +274,7 @@ Deno.test("createOrderHandler() passes the Idempotency-Key with the SHA-256 of t
 });
 
 Deno.test("createOrderHandler() queues the claimed e-mails after answering, and none on a replay", async () => {
-  const email = {
-    id: "e1",
-    orderId: "o1",
-    kind: "buyer",
-    to: "a@b.co",
-    replyTo: null,
-    attempts: 0,
-  } as unknown as OutboxEmail;
-  const results: CreateOrderResult[] = [
-    {
-      replayed: false,
-      emails: [email],
-      response: {
-        success: true,
-        orderId: "o1",
-        orderNumber: "ORD-2026-000001",
-        totalAmount: 1,
-        checkoutFee: 0,
-        finalAmount: 1,
-        status: "payment_pending",
-      },
-    },
-    {
-      replayed: true,
-      emails: [],
-      response: {
-        success: true,
-        orderId: "o1",
-        orderNumber: "ORD-2026-000001",
-        totalAmount: 1,
-        checkoutFee: 0,
-        finalAmount: 1,
-        status: "payment_pending",
-      },
-    },
-  ];
+  const results = [storedOrder(false, [EMAIL]), storedOrder(true)];
   const { call, emailed, background } = setup({
     orders: { createOrder: () => Promise.resolve(results.shift()!) },
   });
@@ -287,7 +284,7 @@ Deno.test("createOrderHandler() queues the claimed e-mails after answering, and 
   assert.equal(replay.headers.get("idempotent-replayed"), "true");
   assert.equal((await replay.json()).orderId, "o1");
   await Promise.all(background);
-  assert.deepEqual(emailed, [[email]]);
+  assert.deepEqual(emailed, [[EMAIL]]);
 });
 
 Deno.test("createOrderHandler() renders a database outage as 500 INTERNAL_ERROR and logs its cause by request id", async () => {
@@ -343,43 +340,11 @@ Deno.test("createOrderHandler() passes domain failures of the store through with
 });
 
 Deno.test("createOrderHandler() answers without waiting for the e-mails to be sent", async () => {
-  const email = { id: "e1", orderId: "o1", kind: "buyer" } as unknown as OutboxEmail;
-  const store: OrderStore = {
-    createOrder: () =>
-      Promise.resolve({
-        replayed: false,
-        emails: [email],
-        response: {
-          success: true,
-          orderId: "o1",
-          orderNumber: "ORD-2026-000001",
-          totalAmount: 1,
-          checkoutFee: 0,
-          finalAmount: 1,
-          status: "payment_pending",
-        },
-      }),
-  };
-  let handedOver = 0;
-  const handle = createOrderHandler({
-    config: {
-      apiKeys: { bearer: [KEY], apikeyHeader: [] },
-      allowedOrigins: ["*"],
-      rateLimits: { perIp: { limit: 0, windowSeconds: 1 }, perEmail: { limit: 0, windowSeconds: 1 } },
-    },
-    clock: () => new Date(),
-    orders: store,
+  const { call, background } = setup({
+    orders: { createOrder: () => Promise.resolve(storedOrder(false, [EMAIL])) },
     sendOrderEmails: () => new Promise<void>(() => {}), // a provider that never answers
-    waitUntil: () => void handedOver++,
-    log: () => {},
   });
-  const response = await handle(
-    new Request(URL_, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${KEY}` },
-      body: JSON.stringify(body()),
-    }),
-  );
+  const response = await call({ body: JSON.stringify(body()) });
   assert.equal(response.status, 200);
-  assert.equal(handedOver, 1);
+  assert.equal(background.length, 1);
 });
