@@ -1,7 +1,8 @@
 /**
- * The real databases the suite runs on. One migrated PGlite per test process (opening one costs seconds
- * and hundreds of MB, so tests share it and isolate themselves by creating their own stores), and one
- * fresh PostgreSQL database per process on the server at 127.0.0.1:5432, dropped when the process ends.
+ * The real databases the suite runs on. Deno runs each test file in its own isolate, so each file that
+ * asks gets one migrated PGlite (opening one costs seconds and hundreds of MB: the file's tests share it
+ * and isolate themselves by creating their own stores) and one fresh PostgreSQL database on the server at
+ * 127.0.0.1:5432, which a later file or run drops.
  */
 import { resetDatabase } from "../../local/migrate.ts";
 import { openPglite, openPostgres } from "../../local/open_database.ts";
@@ -15,7 +16,7 @@ let pglite: Promise<SqlDatabase> | undefined;
 let postgresDb: Promise<SqlDatabase | null> | undefined;
 let postgresUrl: string | undefined;
 
-/** The process's shared, migrated and seeded in-memory PGlite. */
+/** This test file's shared, migrated and seeded in-memory PGlite. */
 export function sharedPglite(): Promise<SqlDatabase> {
   return pglite ??= openPglite();
 }
@@ -36,7 +37,7 @@ export async function postgresReachable(): Promise<boolean> {
 }
 
 /**
- * The process's own fresh PostgreSQL database (migrated and seeded), or null when no server is
+ * This test file's own fresh PostgreSQL database (migrated and seeded), or null when no server is
  * reachable (the PostgreSQL half of the suite is then skipped with a notice).
  */
 export function sharedPostgres(): Promise<SqlDatabase | null> {
@@ -45,7 +46,9 @@ export function sharedPostgres(): Promise<SqlDatabase | null> {
 
 async function _createPostgres(): Promise<SqlDatabase | null> {
   if (!(await postgresReachable())) {
-    console.warn("notice: PostgreSQL is not reachable at 127.0.0.1:5432; its half of the suite is skipped");
+    console.warn(
+      `notice: PostgreSQL is not reachable at ${new URL(POSTGRES_SERVER_URL).host}; its tests are skipped`,
+    );
     return null;
   }
   const name = `create_order_test_${Date.now()}_${crypto.randomUUID().slice(0, 8)}`;
@@ -65,7 +68,7 @@ async function _createPostgres(): Promise<SqlDatabase | null> {
 }
 
 /**
- * Drops the databases of earlier runs: a test process cannot drop its own at exit, so the next run does.
+ * Drops the databases of earlier test files and runs: a file cannot drop its own at exit, so the next does.
  * One still in use by a concurrent run refuses the drop (no `force`), and is left alone.
  */
 async function _dropStaleTestDatabases(admin: SqlDatabase): Promise<void> {
