@@ -208,3 +208,30 @@ Deno.test("parseRetryAfter() reads seconds and HTTP dates", () => {
   assert.equal(parseRetryAfter("soon"), undefined);
   assert.equal(parseRetryAfter(undefined), undefined);
 });
+
+Deno.test("sendOrderEmails() through Resend slower than the time-out leaves the row failed, and a retry delivers nothing twice", async () => {
+  await withFake(async (fake) => {
+    // the provider accepts each try at once but answers after the mailer has given up
+    fake.script({ slowMs: 300 }, { slowMs: 300 }, { slowMs: 300 });
+    const email = outboxEmail("buyer");
+    const t = deps(fake.url);
+    const slowDeps = {
+      ...t.deps,
+      mailer: createResendMailer({ apiKey: API_KEY, baseUrl: fake.url, timeoutMs: 50 }),
+    };
+    assert.deepEqual(await sendOrderEmails([email], slowDeps), { claimed: 1, sent: 0, failed: 1 });
+    const [[failed]] = t.outbox.recorded;
+    assert.equal(failed.attempts, 3);
+    assert.ok("error" in failed);
+
+    // the recovery send (the drain's, with the provider fast again) carries the same idempotency key
+    assert.deepEqual(await sendOrderEmails([email], t.deps), { claimed: 1, sent: 1, failed: 0 });
+    assert.equal(fake.requests.length, 4);
+    assert.deepEqual(
+      new Set(fake.requests.map((r) => r.idempotencyKey)),
+      new Set([`order/${email.orderId}/buyer`]),
+    );
+    assert.equal(fake.delivered.length, 1);
+    assert.deepEqual(t.outbox.recorded[1], [{ id: email.id, attempts: 1, providerId: fake.delivered[0].id }]);
+  });
+});

@@ -4,8 +4,16 @@
  * answer again, nothing new delivered; same key, other body: 409). Answers are scriptable per request.
  */
 
-/** One scripted answer: success, a server error, a rate limit with `retry-after` seconds, or a 422. */
-export type FakeAnswer = "ok" | { status: 500 } | { status: 429; retryAfter?: number } | { status: 422 };
+/**
+ * One scripted answer: success, a server error, a rate limit with `retry-after` seconds, a 422, or a slow
+ * success (accepted at once, answered only after `slowMs`: the provider has the e-mail, the caller may give up).
+ */
+export type FakeAnswer =
+  | "ok"
+  | { status: 500 }
+  | { status: 429; retryAfter?: number }
+  | { status: 422 }
+  | { slowMs: number };
 
 /** A request as the fake saw it. */
 export interface SeenRequest {
@@ -51,35 +59,8 @@ export function startFakeResend(): FakeResend {
   const queue: FakeAnswer[] = [];
   const byKey = new Map<string, _Stored>();
 
-  const handle = async (request: Request): Promise<Response> => {
-    const path = new URL(request.url).pathname;
-    const bodyText = await request.text();
-    const key = request.headers.get("idempotency-key");
-    let body: unknown = null;
-    try {
-      body = JSON.parse(bodyText);
-    } catch { /* recorded as null */ }
-    requests.push({
-      path,
-      idempotencyKey: key,
-      authorization: request.headers.get("authorization"),
-      batchValidation: request.headers.get("x-batch-validation"),
-      body,
-    });
-    if (request.method !== "POST" || (path !== "/emails" && path !== "/emails/batch")) {
-      return _error(404, "not_found", "no such route");
-    }
-    const answer = queue.shift() ?? "ok";
-    if (answer !== "ok") {
-      if (answer.status === 429) {
-        const headers = answer.retryAfter === undefined
-          ? undefined
-          : { "retry-after": String(answer.retryAfter) };
-        return _error(429, "rate_limit_exceeded", "Too many requests", headers);
-      }
-      if (answer.status === 422) return _error(422, "validation_error", "Invalid `to` field.");
-      return _error(500, "internal_server_error", "Something went wrong");
-    }
+  /** Accepts a send as Resend does: deduplicated by Idempotency-Key, each new message delivered once. */
+  const _accept = (path: string, key: string | null, bodyText: string, body: unknown): Response => {
     if (key) {
       const stored = byKey.get(`${path} ${key}`);
       if (stored && stored.bodyText !== bodyText) {
@@ -108,6 +89,43 @@ export function startFakeResend(): FakeResend {
     const json = path === "/emails" ? ids[0] : { data: ids };
     if (key) byKey.set(`${path} ${key}`, { bodyText, status: 200, json });
     return Response.json(json);
+  };
+
+  const handle = async (request: Request): Promise<Response> => {
+    const path = new URL(request.url).pathname;
+    const bodyText = await request.text();
+    const key = request.headers.get("idempotency-key");
+    let body: unknown = null;
+    try {
+      body = JSON.parse(bodyText);
+    } catch { /* recorded as null */ }
+    requests.push({
+      path,
+      idempotencyKey: key,
+      authorization: request.headers.get("authorization"),
+      batchValidation: request.headers.get("x-batch-validation"),
+      body,
+    });
+    if (request.method !== "POST" || (path !== "/emails" && path !== "/emails/batch")) {
+      return _error(404, "not_found", "no such route");
+    }
+    const answer = queue.shift() ?? "ok";
+    if (typeof answer === "object" && "slowMs" in answer) {
+      const response = _accept(path, key, bodyText, body);
+      await new Promise((resolve) => setTimeout(resolve, answer.slowMs));
+      return response;
+    }
+    if (answer !== "ok") {
+      if (answer.status === 429) {
+        const headers = answer.retryAfter === undefined
+          ? undefined
+          : { "retry-after": String(answer.retryAfter) };
+        return _error(429, "rate_limit_exceeded", "Too many requests", headers);
+      }
+      if (answer.status === 422) return _error(422, "validation_error", "Invalid `to` field.");
+      return _error(500, "internal_server_error", "Something went wrong");
+    }
+    return _accept(path, key, bodyText, body);
   };
 
   let server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, handle);
