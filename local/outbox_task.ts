@@ -4,6 +4,8 @@
  * into `.local/outbox/`. Safe from cron and concurrently: rows are claimed with `for update skip locked`.
  *
  *   deno task outbox [--min-age=<seconds, default 60>] [--stale-after=<seconds, default 300>]
+ *
+ * Then it removes idempotency keys older than 7 days and rate-limit windows older than 2 days.
  */
 import { createClient } from "@supabase/supabase-js";
 import { parseConfig } from "../supabase/functions/_shared/config.ts";
@@ -43,9 +45,23 @@ export async function runOutboxTask(
     log,
     ...(io.sleep ? { sleep: io.sleep } : {}),
   }, flags);
-  (io.print ?? console.log)(
-    `outbox: claimed ${summary.claimed}, sent ${summary.sent}, failed ${summary.failed}`,
-  );
+  const print = io.print ?? console.log;
+  print(`outbox: claimed ${summary.claimed}, sent ${summary.sent}, failed ${summary.failed}`);
+
+  // the cron job's second chore: idempotency keys older than 7 days and rate-limit windows older than
+  // 2 days are no longer needed (purge_expired_order_guards in the housekeeping migration)
+  const purged = await client.rpc("purge_expired_order_guards");
+  if (purged.error) {
+    log({ event: "housekeeping.failed", code: purged.error.code ?? null });
+  } else {
+    const { idempotencyKeys, rateLimitWindows } = purged.data as {
+      idempotencyKeys: number;
+      rateLimitWindows: number;
+    };
+    print(
+      `housekeeping: removed ${idempotencyKeys} idempotency keys, ${rateLimitWindows} rate-limit windows`,
+    );
+  }
   return summary;
 }
 

@@ -47,7 +47,9 @@ Deno.test({
         "sent",
         1,
       ]]);
-      assert.match(printed[1], /^outbox: claimed \d+, sent \d+, failed 0$/);
+      const outboxLines = printed.filter((line) => line.startsWith("outbox:"));
+      assert.match(outboxLines[1], /^outbox: claimed \d+, sent \d+, failed 0$/);
+      assert.match(printed.at(-1)!, /^housekeeping: removed \d+ idempotency keys, \d+ rate-limit windows$/);
     } finally {
       await served.close();
       await fake.close();
