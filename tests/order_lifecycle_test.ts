@@ -3,6 +3,7 @@ import type { SqlDatabase } from "../local/sql_database.ts";
 import { createTestStore } from "./support/catalogue.ts";
 import { callCreateOrder, createOrderPayload } from "./support/create_order_payload.ts";
 import { testDatabases } from "./support/databases.ts";
+import { ALLOWED_STATUS_MOVES } from "./support/lifecycle.ts";
 
 const STATUSES = [
   "pending",
@@ -14,19 +15,6 @@ const STATUSES = [
   "cancelled",
 ] as const;
 type Status = typeof STATUSES[number];
-
-/** Spec part 3, plus our reading of pending: pending -> payment_pending | cancelled. */
-const ALLOWED = new Set([
-  "pending>payment_pending",
-  "pending>cancelled",
-  "payment_pending>paid",
-  "payment_pending>cancelled",
-  "paid>processing",
-  "paid>cancelled",
-  "processing>shipped",
-  "processing>cancelled",
-  "shipped>delivered",
-]);
 
 /** An order brought to `status` along allowed moves (pending is inserted directly, as a seller tool would). */
 async function orderIn(db: SqlDatabase, status: Status): Promise<string> {
@@ -71,7 +59,7 @@ for (const { name, db } of await testDatabases()) {
       for (const from of STATUSES) {
         for (const to of STATUSES) {
           if (from === to) continue;
-          const allowed = ALLOWED.has(`${from}>${to}`);
+          const allowed = ALLOWED_STATUS_MOVES.has(`${from}>${to}`);
           await t.step(`${from} -> ${to}: ${allowed ? "allowed" : "refused"}`, async () => {
             const orderId = await orderIn(db, from);
             if (allowed) {
