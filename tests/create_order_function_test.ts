@@ -6,6 +6,7 @@ import {
   createOrderPayload,
   NO_ROWS,
   ONE_ORDER_ROWS,
+  payloadItem,
   storeRowCounts,
 } from "./support/create_order_payload.ts";
 import { sharedPostgres, testDatabases } from "./support/databases.ts";
@@ -111,18 +112,8 @@ for (const { name, db } of await testDatabases()) {
       db,
       createOrderPayload(store, {
         items: [
-          {
-            productId: store.products[2].id,
-            variantId: store.variants[0].id,
-            quantity: 1,
-            unitPriceMinor: 25_000,
-          },
-          {
-            productId: store.products[2].id,
-            variantId: store.variants[1].id,
-            quantity: 3,
-            unitPriceMinor: 29_900,
-          },
+          payloadItem(store.products[2].id, 25_000, { variantId: store.variants[0].id }),
+          payloadItem(store.products[2].id, 29_900, { variantId: store.variants[1].id, quantity: 3 }),
         ],
       }),
     );
@@ -137,12 +128,8 @@ for (const { name, db } of await testDatabases()) {
     const store = await createTestStore(db);
     const other = await createTestStore(db);
     const inactive = await createTestStore(db, { active: false });
-    const line = (
-      productId: string,
-      variantId: string | null = null,
-      unitPriceMinor = 34_900,
-    ) => ({
-      items: [{ productId, variantId, quantity: 1, unitPriceMinor }],
+    const line = (productId: string, variantId: string | null = null, unitPriceMinor = 34_900) => ({
+      items: [payloadItem(productId, unitPriceMinor, { variantId })],
     });
     const cases = [
       {
@@ -212,24 +199,9 @@ for (const { name, db } of await testDatabases()) {
       db,
       createOrderPayload(store, {
         items: [
-          {
-            productId: store.products[0].id,
-            variantId: null,
-            quantity: 1,
-            unitPriceMinor: 100,
-          },
-          {
-            productId: store.products[1].id,
-            variantId: null,
-            quantity: 1,
-            unitPriceMinor: 19_950,
-          },
-          {
-            productId: store.products[2].id,
-            variantId: store.variants[1].id,
-            quantity: 1,
-            unitPriceMinor: 25_000,
-          },
+          payloadItem(store.products[0].id, 100),
+          payloadItem(store.products[1].id, 19_950),
+          payloadItem(store.products[2].id, 25_000, { variantId: store.variants[1].id }),
         ],
       }),
     );
@@ -259,18 +231,8 @@ for (const { name, db } of await testDatabases()) {
       db,
       createOrderPayload(store, {
         items: [
-          {
-            productId: store.products[0].id,
-            variantId: null,
-            quantity: 1,
-            unitPriceMinor: 1,
-          },
-          {
-            productId: crypto.randomUUID(),
-            variantId: null,
-            quantity: 1,
-            unitPriceMinor: 1,
-          },
+          payloadItem(store.products[0].id, 1),
+          payloadItem(crypto.randomUUID(), 1),
         ],
       }),
     );

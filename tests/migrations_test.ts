@@ -4,6 +4,7 @@ import { readMigrations, resetDatabase } from "../local/migrate.ts";
 import { openPostgres } from "../local/open_database.ts";
 import { pgliteDatabase } from "../local/sql_database.ts";
 import { POSTGRES_SERVER_URL, postgresReachable } from "./support/databases.ts";
+import { ORDER_STATUSES } from "./support/lifecycle.ts";
 
 const TABLES = [
   "email_outbox",
@@ -34,15 +35,7 @@ async function assertSchema(query: (sql: string) => Promise<Record<string, unkno
   assert.deepEqual(tables.map((t) => t.tablename), TABLES);
   assert.ok(tables.every((t) => t.rowsecurity === true), "row level security is on for every table");
   const statuses = await query("select unnest(enum_range(null::public.order_status))::text as s");
-  assert.deepEqual(statuses.map((r) => r.s), [
-    "pending",
-    "payment_pending",
-    "paid",
-    "processing",
-    "shipped",
-    "delivered",
-    "cancelled",
-  ]);
+  assert.deepEqual(statuses.map((r) => r.s), ORDER_STATUSES);
   const seeded = await query("select count(*)::int as n from public.products");
   assert.equal(seeded[0].n, 4);
 }

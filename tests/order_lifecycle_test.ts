@@ -3,17 +3,9 @@ import type { SqlDatabase } from "../local/sql_database.ts";
 import { createTestStore } from "./support/catalogue.ts";
 import { callCreateOrder, createOrderPayload } from "./support/create_order_payload.ts";
 import { testDatabases } from "./support/databases.ts";
-import { ALLOWED_STATUS_MOVES } from "./support/lifecycle.ts";
+import { ALLOWED_STATUS_MOVES, ORDER_STATUSES } from "./support/lifecycle.ts";
 
-const STATUSES = [
-  "pending",
-  "payment_pending",
-  "paid",
-  "processing",
-  "shipped",
-  "delivered",
-  "cancelled",
-] as const;
+const STATUSES = ORDER_STATUSES;
 type Status = typeof STATUSES[number];
 
 /** An order brought to `status` along allowed moves (pending is inserted directly, as a seller tool would). */

@@ -4,6 +4,15 @@ import { calculateCheckoutFee } from "../../supabase/functions/_shared/money.ts"
 import type { CreateOrderPayload, CreateOrderResult } from "../../supabase/functions/_shared/order_store.ts";
 import type { TestStore } from "./catalogue.ts";
 
+/** One create_order item: `quantity` units of a product (or one of its variants) at `unitPriceMinor`. */
+export function payloadItem(
+  productId: string,
+  unitPriceMinor: number,
+  options: { variantId?: string | null; quantity?: number } = {},
+): CreateOrderPayload["items"][number] {
+  return { productId, variantId: options.variantId ?? null, quantity: options.quantity ?? 1, unitPriceMinor };
+}
+
 /** A valid gateway/card payload of two products[0] (2 x 349.00) with the amounts computed as the function does. */
 export function createOrderPayload(
   store: Pick<TestStore, "storeId" | "products">,
