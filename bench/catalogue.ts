@@ -3,8 +3,8 @@
  * against it: the HTTP body a storefront sends, and the very `create_order` payload the function builds
  * from it, so pgbench and the service create the same orders.
  */
-import { priceOrder } from "../supabase/functions/_shared/money.ts";
-import type { CreateOrderPayload } from "../supabase/functions/_shared/order_store.ts";
+import { priceOrder } from "../supabase/functions/_shared/orders/money.ts";
+import type { CreateOrderPayload } from "../supabase/functions/_shared/orders/order_store.ts";
 import { parseCreateOrderRequest } from "../supabase/functions/create-order/request_schema.ts";
 
 /** Stores and products per store. */

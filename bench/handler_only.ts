@@ -4,9 +4,9 @@
  * Against hello_world.ts it shows what our own code costs per request.
  */
 import { parseConfig } from "../supabase/functions/_shared/config.ts";
-import { jsonLogger } from "../supabase/functions/_shared/log.ts";
-import { fromMinorUnits } from "../supabase/functions/_shared/money.ts";
-import type { OrderStore } from "../supabase/functions/_shared/order_store.ts";
+import { jsonLogger } from "../supabase/functions/_shared/http/log.ts";
+import { fromMinorUnits } from "../supabase/functions/_shared/orders/money.ts";
+import type { OrderStore } from "../supabase/functions/_shared/orders/order_store.ts";
 import { createOrderHandler } from "../supabase/functions/create-order/handler.ts";
 
 const sequences = new Map<string, number>();

@@ -9,7 +9,7 @@ import { openPostgres } from "../local/open_database.ts";
 import { createTestStore, type TestStore } from "../tests/support/catalogue.ts";
 import { startTestStack } from "../tests/support/local_stack.ts";
 import { orderBody } from "../tests/support/order_request.ts";
-import type { Mailer } from "../supabase/functions/_shared/mailer.ts";
+import type { Mailer } from "../supabase/functions/_shared/email/mailer.ts";
 
 const SERVER_URL = Deno.env.get("TEST_DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
 

@@ -4,7 +4,7 @@
  *
  *   deno run --allow-read --allow-write --allow-run docs/render_email_screenshots.ts
  */
-import { renderOrderEmail } from "../supabase/functions/_shared/email_templates.ts";
+import { renderOrderEmail } from "../supabase/functions/_shared/email/email_templates.ts";
 import { orderEmailData, outboxEmail } from "../tests/support/order_emails.ts";
 
 const CHROMIUM = Deno.env.get("CHROMIUM") ?? "/usr/bin/chromium";

@@ -3,7 +3,7 @@
  * or an embedded PGlite kept in .local/db/ (created, migrated and seeded on first start).
  * E-mail goes to Resend when RESEND_API_KEY is set, else to files in .local/outbox/.
  */
-import type { Mailer } from "../supabase/functions/_shared/mailer.ts";
+import type { Mailer } from "../supabase/functions/_shared/email/mailer.ts";
 import { openPglite, openPostgres } from "./open_database.ts";
 import { startLocalStack } from "./stack.ts";
 

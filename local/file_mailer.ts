@@ -3,7 +3,7 @@
  * `.local/outbox/`, `<time>-<orderId>-<kind>.html` to open in a browser and `.eml` (headers and the text
  * part) to read, and one log line. Like Resend, a repeated idempotency key writes nothing new.
  */
-import type { EmailMessage, Mailer, SendResult } from "../supabase/functions/_shared/mailer.ts";
+import type { EmailMessage, Mailer, SendResult } from "../supabase/functions/_shared/email/mailer.ts";
 
 /** Options of {@linkcode createFileMailer}. */
 export interface FileMailerOptions {

@@ -9,10 +9,10 @@
  */
 import { createClient } from "@supabase/supabase-js";
 import { parseConfig } from "../supabase/functions/_shared/config.ts";
-import type { Mailer } from "../supabase/functions/_shared/mailer.ts";
-import { drainOutbox, type SendSummary } from "../supabase/functions/_shared/outbox_sender.ts";
-import { createResendMailer } from "../supabase/functions/_shared/resend_mailer.ts";
-import { supabaseEmailOutbox } from "../supabase/functions/_shared/supabase_email_outbox.ts";
+import type { Mailer } from "../supabase/functions/_shared/email/mailer.ts";
+import { drainOutbox, type SendSummary } from "../supabase/functions/_shared/email/outbox_sender.ts";
+import { createResendMailer } from "../supabase/functions/_shared/email/resend_mailer.ts";
+import { supabaseEmailOutbox } from "../supabase/functions/_shared/email/supabase_email_outbox.ts";
 import { createFileMailer } from "./file_mailer.ts";
 
 /** What the task may be handed instead of its defaults (tests). */

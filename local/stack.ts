@@ -5,8 +5,8 @@
  */
 import { loadDependencies } from "../supabase/functions/create-order/dependencies.ts";
 import { createOrderHandler } from "../supabase/functions/create-order/handler.ts";
-import type { Logger } from "../supabase/functions/_shared/log.ts";
-import type { Mailer } from "../supabase/functions/_shared/mailer.ts";
+import type { Logger } from "../supabase/functions/_shared/http/log.ts";
+import type { Mailer } from "../supabase/functions/_shared/email/mailer.ts";
 import { createRpcRoute } from "./postgrest_rpc.ts";
 import type { SqlDatabase } from "./sql_database.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type ApiKeys, requireApiKey, timingSafeEqual } from "../supabase/functions/_shared/auth.ts";
+import { type ApiKeys, requireApiKey, timingSafeEqual } from "../supabase/functions/_shared/http/auth.ts";
 import { OrderError } from "../supabase/functions/_shared/errors.ts";
 
 const KEYS: ApiKeys = {

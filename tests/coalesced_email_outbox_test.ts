@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import {
   coalescedEmailOutbox,
   MAX_RESULTS_PER_CALL,
-} from "../supabase/functions/_shared/coalesced_email_outbox.ts";
-import type { EmailOutbox } from "../supabase/functions/_shared/email_outbox.ts";
-import type { EmailResult } from "../supabase/functions/_shared/order_email.ts";
+} from "../supabase/functions/_shared/email/coalesced_email_outbox.ts";
+import type { EmailOutbox } from "../supabase/functions/_shared/email/email_outbox.ts";
+import type { EmailResult } from "../supabase/functions/_shared/email/order_email.ts";
 
 function recorder(fail = false): EmailOutbox & { calls: EmailResult[][] } {
   const calls: EmailResult[][] = [];

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { renderOrderEmail } from "../supabase/functions/_shared/email_templates.ts";
-import { SUBJECT_MAX_LENGTH } from "../supabase/functions/_shared/email_safety.ts";
-import { formatMoney } from "../supabase/functions/_shared/money_format.ts";
+import { renderOrderEmail } from "../supabase/functions/_shared/email/email_templates.ts";
+import { SUBJECT_MAX_LENGTH } from "../supabase/functions/_shared/email/email_safety.ts";
+import { formatMoney } from "../supabase/functions/_shared/email/money_format.ts";
 import { orderEmailData, outboxEmail } from "./support/order_emails.ts";
 
 const options = {

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { createOrderHandler } from "../supabase/functions/create-order/handler.ts";
-import { fromMinorUnits, priceOrder } from "../supabase/functions/_shared/money.ts";
+import { fromMinorUnits, priceOrder } from "../supabase/functions/_shared/orders/money.ts";
 import { createTestStore } from "./support/catalogue.ts";
 import { sharedPglite } from "./support/databases.ts";
 import { startTestStack } from "./support/local_stack.ts";

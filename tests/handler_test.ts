@@ -4,8 +4,8 @@ import {
   createOrderHandler,
 } from "../supabase/functions/create-order/handler.ts";
 import { OrderError } from "../supabase/functions/_shared/errors.ts";
-import type { OutboxEmail } from "../supabase/functions/_shared/order_email.ts";
-import type { CreateOrderResult, OrderStore } from "../supabase/functions/_shared/order_store.ts";
+import type { OutboxEmail } from "../supabase/functions/_shared/email/order_email.ts";
+import type { CreateOrderResult, OrderStore } from "../supabase/functions/_shared/orders/order_store.ts";
 import { capturingLogger } from "./support/log_capture.ts";
 import { memoryOrderStore } from "./support/memory_order_store.ts";
 

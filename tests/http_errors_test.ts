@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { ERROR_STATUS, internalError, OrderError } from "../supabase/functions/_shared/errors.ts";
-import { renderError } from "../supabase/functions/_shared/http_errors.ts";
-import { mapDatabaseError } from "../supabase/functions/_shared/database_errors.ts";
-import { corsOriginHeaders, corsPreflightHeaders } from "../supabase/functions/_shared/cors.ts";
+import { renderError } from "../supabase/functions/_shared/http/http_errors.ts";
+import { mapDatabaseError } from "../supabase/functions/_shared/orders/database_errors.ts";
+import { corsOriginHeaders, corsPreflightHeaders } from "../supabase/functions/_shared/http/cors.ts";
 
 Deno.test("ERROR_STATUS maps every contract code to its status", () => {
   assert.deepEqual(ERROR_STATUS, {

@@ -5,7 +5,7 @@ import {
   divideRoundHalfUp,
   priceOrder,
   toMinorUnits,
-} from "../supabase/functions/_shared/money.ts";
+} from "../supabase/functions/_shared/orders/money.ts";
 
 Deno.test("calculateCheckoutFee() applies each rate of spec 4.1", async (t) => {
   const cases = [

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { SqlDatabase } from "../local/sql_database.ts";
-import { drainOutbox, sendOrderEmails } from "../supabase/functions/_shared/outbox_sender.ts";
-import { createResendMailer } from "../supabase/functions/_shared/resend_mailer.ts";
+import { drainOutbox, sendOrderEmails } from "../supabase/functions/_shared/email/outbox_sender.ts";
+import { createResendMailer } from "../supabase/functions/_shared/email/resend_mailer.ts";
 import { sharedPglite, sharedPostgres } from "./support/databases.ts";
 import { type FakeResend, startFakeResend } from "./support/fake_resend.ts";
 import { createOrderWithEmails, outboxRows, serveOutbox } from "./support/outbox_orders.ts";

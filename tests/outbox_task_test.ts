@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createFileMailer, emlText } from "../local/file_mailer.ts";
 import { parseOutboxFlags, runOutboxTask } from "../local/outbox_task.ts";
-import { renderOrderEmail } from "../supabase/functions/_shared/email_templates.ts";
+import { renderOrderEmail } from "../supabase/functions/_shared/email/email_templates.ts";
 import { sharedPglite } from "./support/databases.ts";
 import { startFakeResend } from "./support/fake_resend.ts";
 import { orderEmailData, outboxEmail } from "./support/order_emails.ts";

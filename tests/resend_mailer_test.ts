@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { createResendMailer, parseRetryAfter } from "../supabase/functions/_shared/resend_mailer.ts";
-import { sendOrderEmails } from "../supabase/functions/_shared/outbox_sender.ts";
-import { renderOrderEmail } from "../supabase/functions/_shared/email_templates.ts";
+import { createResendMailer, parseRetryAfter } from "../supabase/functions/_shared/email/resend_mailer.ts";
+import { sendOrderEmails } from "../supabase/functions/_shared/email/outbox_sender.ts";
+import { renderOrderEmail } from "../supabase/functions/_shared/email/email_templates.ts";
 import { fakeSleep, recordingOutbox } from "./support/recording_outbox.ts";
 import { orderEmailData, outboxEmail } from "./support/order_emails.ts";
 import { startFakeResend } from "./support/fake_resend.ts";

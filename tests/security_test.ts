@@ -4,7 +4,7 @@
  * catalogue deciding every price, and create_order closed to the public key.
  */
 import assert from "node:assert/strict";
-import { timingSafeEqual } from "../supabase/functions/_shared/auth.ts";
+import { timingSafeEqual } from "../supabase/functions/_shared/http/auth.ts";
 import { createTestStore } from "./support/catalogue.ts";
 import { capturingMailer } from "./support/capturing_mailer.ts";
 import { sharedPglite } from "./support/databases.ts";

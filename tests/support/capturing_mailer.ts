@@ -1,5 +1,5 @@
 /** A mailer that keeps every message whole (subject, HTML and text), for tests that read the e-mails. */
-import type { EmailMessage, Mailer, SendResult } from "../../supabase/functions/_shared/mailer.ts";
+import type { EmailMessage, Mailer, SendResult } from "../../supabase/functions/_shared/email/mailer.ts";
 
 /** The mailer and the messages it was given, each with its idempotency key. */
 export function capturingMailer(): Mailer & { messages: (EmailMessage & { idempotencyKey: string })[] } {

@@ -1,7 +1,10 @@
 /** Direct create_order payloads, for tests of the SQL function itself (below the HTTP layer). */
 import type { SqlDatabase } from "../../local/sql_database.ts";
-import { calculateCheckoutFee } from "../../supabase/functions/_shared/money.ts";
-import type { CreateOrderPayload, CreateOrderResult } from "../../supabase/functions/_shared/order_store.ts";
+import { calculateCheckoutFee } from "../../supabase/functions/_shared/orders/money.ts";
+import type {
+  CreateOrderPayload,
+  CreateOrderResult,
+} from "../../supabase/functions/_shared/orders/order_store.ts";
 import type { TestStore } from "./catalogue.ts";
 
 /** One create_order item: `quantity` units of a product (or one of its variants) at `unitPriceMinor`. */

@@ -1,6 +1,6 @@
 /** Starting the local stack in-process for end-to-end tests, and calling it as a storefront would. */
 import { type LocalStack, type LocalStackOptions, startLocalStack } from "../../local/stack.ts";
-import type { Mailer, SendResult } from "../../supabase/functions/_shared/mailer.ts";
+import type { Mailer, SendResult } from "../../supabase/functions/_shared/email/mailer.ts";
 
 /** A mailer that records every message and answers success: for tests about orders, not e-mail. */
 export function recordingMailer(): Mailer & {

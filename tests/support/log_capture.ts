@@ -2,7 +2,7 @@
  * Captured log lines and the scan for what must never appear in a log line or an error body:
  * stack traces, SQL, keys and a buyer's personal data.
  */
-import type { Logger } from "../../supabase/functions/_shared/log.ts";
+import type { Logger } from "../../supabase/functions/_shared/http/log.ts";
 
 /** A Logger that keeps each event as its JSON line. */
 export function capturingLogger(): Logger & { lines: string[] } {

@@ -4,12 +4,12 @@
  * records every order it stores.
  */
 import { OrderError } from "../../supabase/functions/_shared/errors.ts";
-import { fromMinorUnits } from "../../supabase/functions/_shared/money.ts";
+import { fromMinorUnits } from "../../supabase/functions/_shared/orders/money.ts";
 import type {
   CreateOrderPayload,
   CreateOrderResult,
   OrderStore,
-} from "../../supabase/functions/_shared/order_store.ts";
+} from "../../supabase/functions/_shared/orders/order_store.ts";
 
 /** A catalogue product: its price in minor units, and its variants (null price: the product's). */
 export interface MemoryProduct {

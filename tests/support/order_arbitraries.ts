@@ -3,8 +3,12 @@
  * amounts the fee module computes for them) and hostile mutations of valid orders, as request body text.
  */
 import fc from "fast-check";
-import { MAX_BODY_BYTES } from "../../supabase/functions/_shared/request_body.ts";
-import { type GatewayMethod, type OrderAmounts, priceOrder } from "../../supabase/functions/_shared/money.ts";
+import { MAX_BODY_BYTES } from "../../supabase/functions/_shared/http/request_body.ts";
+import {
+  type GatewayMethod,
+  type OrderAmounts,
+  priceOrder,
+} from "../../supabase/functions/_shared/orders/money.ts";
 
 /** What the generators may order: one store's products (prices in minor units) and their variants. */
 export interface FuzzCatalogue {

@@ -1,5 +1,5 @@
 /** Builders of outbox e-mails for template and sender tests: a realistic order, overridable in parts. */
-import type { OrderEmailData, OutboxEmail } from "../../supabase/functions/_shared/order_email.ts";
+import type { OrderEmailData, OutboxEmail } from "../../supabase/functions/_shared/email/order_email.ts";
 
 /** A two-item upi_direct order of the seed store, as create_order snapshots it. */
 export function orderEmailData(overrides: Partial<OrderEmailData> = {}): OrderEmailData {

@@ -5,8 +5,8 @@
 import { createClient } from "@supabase/supabase-js";
 import { createRpcRoute } from "../../local/postgrest_rpc.ts";
 import type { SqlDatabase } from "../../local/sql_database.ts";
-import type { OutboxEmail } from "../../supabase/functions/_shared/order_email.ts";
-import { supabaseEmailOutbox } from "../../supabase/functions/_shared/supabase_email_outbox.ts";
+import type { OutboxEmail } from "../../supabase/functions/_shared/email/order_email.ts";
+import { supabaseEmailOutbox } from "../../supabase/functions/_shared/email/supabase_email_outbox.ts";
 import type { TestStore } from "./catalogue.ts";
 
 const SERVICE_KEY = "outbox-test-service-key";

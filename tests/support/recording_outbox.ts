@@ -1,6 +1,6 @@
 /** An in-memory EmailOutbox for sender tests that need no database: hands out rows, records results. */
-import type { ClaimOptions, EmailOutbox } from "../../supabase/functions/_shared/email_outbox.ts";
-import type { EmailResult, OutboxEmail } from "../../supabase/functions/_shared/order_email.ts";
+import type { ClaimOptions, EmailOutbox } from "../../supabase/functions/_shared/email/email_outbox.ts";
+import type { EmailResult, OutboxEmail } from "../../supabase/functions/_shared/email/order_email.ts";
 
 /** The outbox plus what it was told. */
 export interface RecordingOutbox extends EmailOutbox {

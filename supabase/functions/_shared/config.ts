@@ -3,7 +3,7 @@
  * and fails with a sentence that names the variable.
  */
 import { z } from "zod";
-import type { ApiKeys } from "./auth.ts";
+import type { ApiKeys } from "./http/auth.ts";
 
 /** The service's settings. */
 export interface Config {

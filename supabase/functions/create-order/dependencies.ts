@@ -5,11 +5,11 @@
  */
 import { createClient } from "@supabase/supabase-js";
 import { parseConfig } from "../_shared/config.ts";
-import { jsonLogger, type Logger } from "../_shared/log.ts";
-import type { EmailOutbox } from "../_shared/email_outbox.ts";
-import type { Mailer } from "../_shared/mailer.ts";
-import type { OutboxEmail } from "../_shared/order_email.ts";
-import { supabaseOrderStore } from "../_shared/supabase_order_store.ts";
+import { jsonLogger, type Logger } from "../_shared/http/log.ts";
+import type { EmailOutbox } from "../_shared/email/email_outbox.ts";
+import type { Mailer } from "../_shared/email/mailer.ts";
+import type { OutboxEmail } from "../_shared/email/order_email.ts";
+import { supabaseOrderStore } from "../_shared/orders/supabase_order_store.ts";
 import type { CreateOrderDependencies } from "./handler.ts";
 
 declare const EdgeRuntime: { waitUntil(work: Promise<unknown>): void } | undefined;
@@ -45,7 +45,7 @@ export function loadDependencies(
   let mailer: Promise<Mailer> | undefined;
   const loadMailer = (): Promise<Mailer> =>
     mailer ??= overrides.mailer?.() ??
-      import("../_shared/resend_mailer.ts").then(({ createResendMailer }) => {
+      import("../_shared/email/resend_mailer.ts").then(({ createResendMailer }) => {
         if (!config.resend) throw new Error("RESEND_API_KEY is not set and no other mailer was configured");
         return createResendMailer(config.resend);
       });
@@ -54,14 +54,14 @@ export function loadDependencies(
   let outbox: Promise<EmailOutbox> | undefined;
   const loadOutbox = (): Promise<EmailOutbox> =>
     outbox ??= Promise.all([
-      import("../_shared/supabase_email_outbox.ts"),
-      import("../_shared/coalesced_email_outbox.ts"),
+      import("../_shared/email/supabase_email_outbox.ts"),
+      import("../_shared/email/coalesced_email_outbox.ts"),
     ]).then(([{ supabaseEmailOutbox }, { coalescedEmailOutbox }]) =>
       coalescedEmailOutbox(supabaseEmailOutbox(client, config.databaseTimeoutMs))
     );
 
   const sendOrderEmails = async (emails: OutboxEmail[]): Promise<void> => {
-    const { sendOrderEmails: send } = await import("../_shared/outbox_sender.ts");
+    const { sendOrderEmails: send } = await import("../_shared/email/outbox_sender.ts");
     await send(emails, {
       mailer: await loadMailer(),
       outbox: await loadOutbox(),

@@ -2,17 +2,17 @@
  * POST /create-order, as the contract's steps: method, key, body with a limit, parse, price, create,
  * queue the e-mails, respond. One catch at the end hands any failure to the error renderer.
  */
-import { requireApiKey } from "../_shared/auth.ts";
+import { requireApiKey } from "../_shared/http/auth.ts";
 import type { Config } from "../_shared/config.ts";
-import { corsOriginHeaders, corsPreflightHeaders } from "../_shared/cors.ts";
+import { corsOriginHeaders, corsPreflightHeaders } from "../_shared/http/cors.ts";
 import { OrderError } from "../_shared/errors.ts";
-import { renderError } from "../_shared/http_errors.ts";
-import { hashBody, readIdempotencyKey } from "../_shared/idempotency.ts";
-import { describeError, type Logger } from "../_shared/log.ts";
-import { priceOrder } from "../_shared/money.ts";
-import type { OutboxEmail } from "../_shared/order_email.ts";
-import type { CreateOrderPayload, OrderStore } from "../_shared/order_store.ts";
-import { parseJson, readBodyText } from "../_shared/request_body.ts";
+import { renderError } from "../_shared/http/http_errors.ts";
+import { hashBody, readIdempotencyKey } from "../_shared/http/idempotency.ts";
+import { describeError, type Logger } from "../_shared/http/log.ts";
+import { priceOrder } from "../_shared/orders/money.ts";
+import type { OutboxEmail } from "../_shared/email/order_email.ts";
+import type { CreateOrderPayload, OrderStore } from "../_shared/orders/order_store.ts";
+import { parseJson, readBodyText } from "../_shared/http/request_body.ts";
 import { assertAmountFits, parseCreateOrderRequest } from "./request_schema.ts";
 
 /** What the handler is built from; tests hand in their own clock, store and e-mail sender. */

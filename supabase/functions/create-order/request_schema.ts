@@ -5,8 +5,8 @@
  */
 import { z } from "zod";
 import { type FieldIssue, OrderError } from "../_shared/errors.ts";
-import { ISO_3166_ALPHA2 } from "../_shared/iso_countries.ts";
-import { MAX_AMOUNT_MINOR, toMinorUnits } from "../_shared/money.ts";
+import { ISO_3166_ALPHA2 } from "../_shared/orders/iso_countries.ts";
+import { MAX_AMOUNT_MINOR, toMinorUnits } from "../_shared/orders/money.ts";
 
 const PHONE_SEPARATORS = /[\s\-.()]/g;
 const E164 = /^\+[0-9]{7,15}$/;

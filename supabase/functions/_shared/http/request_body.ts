@@ -1,5 +1,5 @@
 /** Reading a request body with a hard size limit, never buffering more than the limit. */
-import { OrderError } from "./errors.ts";
+import { OrderError } from "../errors.ts";
 
 /** The largest body accepted: 64 KiB (contract, Endpoint). */
 export const MAX_BODY_BYTES = 64 * 1024;

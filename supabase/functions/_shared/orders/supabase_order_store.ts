@@ -1,7 +1,7 @@
 /** The OrderStore over supabase-js: one `rpc("create_order")` per order, unwrapped into our types. */
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { mapDatabaseError } from "./database_errors.ts";
-import { internalError } from "./errors.ts";
+import { internalError } from "../errors.ts";
 import type { CreateOrderPayload, CreateOrderResult, OrderStore } from "./order_store.ts";
 
 /** An OrderStore calling create_order through PostgREST, giving up after `timeoutMs`. */

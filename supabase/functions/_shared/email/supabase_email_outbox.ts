@@ -1,5 +1,5 @@
 /** The EmailOutbox over supabase-js: `claim_due_emails` and `record_email_results` through PostgREST rpc. */
-import { internalError } from "./errors.ts";
+import { internalError } from "../errors.ts";
 import type { ClaimOptions, EmailOutbox } from "./email_outbox.ts";
 import type { EmailResult, OutboxEmail } from "./order_email.ts";
 

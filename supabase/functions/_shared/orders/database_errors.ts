@@ -1,7 +1,7 @@
 /**
  * create_order's own SQLSTATEs, mapped by code (never by message text) to the contract's errors.
  */
-import { type ErrorCode, internalError, OrderError } from "./errors.ts";
+import { type ErrorCode, internalError, OrderError } from "../errors.ts";
 
 /** SQLSTATE -> contract code, for the failures create_order raises on purpose. */
 export const SQLSTATE_ERROR_CODES: Readonly<Record<string, ErrorCode>> = {

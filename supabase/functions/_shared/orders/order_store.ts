@@ -1,5 +1,5 @@
 /** The database port of order creation: one call, one transaction (create_order in SQL). */
-import type { OutboxEmail } from "./order_email.ts";
+import type { OutboxEmail } from "../email/order_email.ts";
 
 /** What create_order stores: the validated request with its amounts in minor units. */
 export interface CreateOrderPayload {

@@ -1,5 +1,5 @@
 /** The one place an error becomes an HTTP response (contract, Failure). */
-import { ERROR_STATUS, OrderError } from "./errors.ts";
+import { ERROR_STATUS, OrderError } from "../errors.ts";
 
 /** The JSON error body of the contract. */
 export interface ErrorBody {

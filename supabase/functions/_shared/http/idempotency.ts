@@ -1,5 +1,5 @@
 /** The Idempotency-Key header (IETF draft "The Idempotency-Key HTTP Header Field"). */
-import { OrderError } from "./errors.ts";
+import { OrderError } from "../errors.ts";
 
 const PRINTABLE = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/;
 

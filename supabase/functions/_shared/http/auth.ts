@@ -2,7 +2,7 @@
  * The caller's key check (contract, Authentication). Keys are compared in constant time against every
  * configured key, so neither a match nor its position leaks through timing.
  */
-import { OrderError } from "./errors.ts";
+import { OrderError } from "../errors.ts";
 
 /** The keys a caller may present, by where they may appear. */
 export interface ApiKeys {
