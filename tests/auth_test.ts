@@ -1,15 +1,21 @@
 import assert from "node:assert/strict";
-import { type ApiKeys, requireApiKey, timingSafeEqual } from "../supabase/functions/_shared/http/auth.ts";
+import {
+  type ApiKeys,
+  type KeyAccess,
+  requireApiKey,
+  timingSafeEqual,
+} from "../supabase/functions/_shared/http/auth.ts";
 import { OrderError } from "../supabase/functions/_shared/errors.ts";
 
 const KEYS: ApiKeys = {
-  bearer: ["anon.jwt.key", "service.jwt.key", "sb_publishable_abc", "sb_secret_xyz"],
-  apikeyHeader: ["sb_publishable_abc", "sb_secret_xyz"],
+  public: ["anon.jwt.key", "sb_publishable_abc"],
+  service: ["service.jwt.key", "sb_secret_xyz"],
 };
+const ALL = [...KEYS.public, ...KEYS.service];
 
-function accepts(headers: Record<string, string>): boolean {
+function accepts(headers: Record<string, string>, access: KeyAccess = "project"): boolean {
   try {
-    requireApiKey(new Headers(headers), KEYS);
+    requireApiKey(new Headers(headers), KEYS, access);
     return true;
   } catch (error) {
     assert.ok(error instanceof OrderError);
@@ -19,19 +25,42 @@ function accepts(headers: Record<string, string>): boolean {
   }
 }
 
-Deno.test("requireApiKey() accepts every configured key as a Bearer token", async (t) => {
-  for (const key of KEYS.bearer) {
+Deno.test("requireApiKey() accepts every project key as a Bearer token", async (t) => {
+  for (const key of ALL) {
     await t.step(key, () => assert.equal(accepts({ Authorization: `Bearer ${key}` }), true));
   }
 });
 
-Deno.test("requireApiKey() accepts the newer keys in the apikey header, beside a buyer's JWT", () => {
-  assert.equal(accepts({ apikey: "sb_publishable_abc" }), true);
-  assert.equal(accepts({ apikey: "sb_secret_xyz", Authorization: "Bearer some.user.jwt" }), true);
+Deno.test("requireApiKey() accepts the Bearer scheme in any letter case (RFC 9110 §11.1)", async (t) => {
+  for (const scheme of ["bearer", "BEARER", "bEaReR"]) {
+    await t.step(scheme, () => assert.equal(accepts({ Authorization: `${scheme} anon.jwt.key` }), true));
+  }
 });
 
-Deno.test("requireApiKey() refuses a legacy JWT key alone in the apikey header", () => {
-  assert.equal(accepts({ apikey: "anon.jwt.key" }), false);
+Deno.test("requireApiKey() accepts every project key in apikey, whatever Authorization carries", async (t) => {
+  // supabase-js for a signed-in buyer: apikey = the project key, Authorization = the user's JWT
+  for (const key of ALL) {
+    await t.step(key, () => {
+      assert.equal(accepts({ apikey: key }), true);
+      assert.equal(accepts({ apikey: key, Authorization: "Bearer eyJhbGciOi.user.jwt" }), true);
+      assert.equal(accepts({ apikey: key, Authorization: "Basic garbage" }), true);
+    });
+  }
+});
+
+Deno.test("requireApiKey() for a service function admits only service and secret keys", async (t) => {
+  for (const key of KEYS.service) {
+    await t.step(`${key} admitted`, () => {
+      assert.equal(accepts({ Authorization: `Bearer ${key}` }, "service"), true);
+      assert.equal(accepts({ apikey: key }, "service"), true);
+    });
+  }
+  for (const key of KEYS.public) {
+    await t.step(`${key} refused`, () => {
+      assert.equal(accepts({ Authorization: `Bearer ${key}` }, "service"), false);
+      assert.equal(accepts({ apikey: key, Authorization: `Bearer ${key}` }, "service"), false);
+    });
+  }
 });
 
 Deno.test("requireApiKey() refuses missing, malformed and unknown credentials", async (t) => {
@@ -44,7 +73,10 @@ Deno.test("requireApiKey() refuses missing, malformed and unknown credentials", 
     { Authorization: "Bearer anon.jwt.keyX" },
     { Authorization: "Bearer anon.jwt.ke" },
     { Authorization: "Bearer anon.jwt.key extra" },
+    { Authorization: "Bearerx anon.jwt.key" },
     { apikey: "sb_publishable_ab" },
+    { apikey: "" },
+    { apikey: "Bearer anon.jwt.key" },
   ];
   for (const headers of cases) {
     await t.step(JSON.stringify(headers), () => assert.equal(accepts(headers), false));

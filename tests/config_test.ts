@@ -17,15 +17,15 @@ function failure(env: Record<string, string>): string {
   assert.fail("the configuration was accepted");
 }
 
-Deno.test("parseConfig() accepts legacy and newer keys in the places the contract says", () => {
+Deno.test("parseConfig() sorts legacy and newer keys by the role they stand for", () => {
   const config = parseConfig({
     ...BASE,
     SUPABASE_PUBLISHABLE_KEYS: '{"default":"sb_publishable_a","web":"sb_publishable_b"}',
     SUPABASE_SECRET_KEYS: '{"default":"sb_secret_c"}',
   });
   assert.deepEqual(config.apiKeys, {
-    bearer: ["anon", "service", "sb_publishable_a", "sb_publishable_b", "sb_secret_c"],
-    apikeyHeader: ["sb_publishable_a", "sb_publishable_b", "sb_secret_c"],
+    public: ["anon", "sb_publishable_a", "sb_publishable_b"],
+    service: ["service", "sb_secret_c"],
   });
   assert.equal(config.supabaseUrl, "https://abc.supabase.co");
   assert.equal(config.serviceKey, "service");

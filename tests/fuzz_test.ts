@@ -92,7 +92,7 @@ Deno.test("POST create-order answers every fuzzed body 200 with the fee module's
   const store = memoryOrderStore(CATALOGUE.storeId, CATALOGUE.products);
   const handle = createOrderHandler({
     config: {
-      apiKeys: { bearer: [KEY], apikeyHeader: [] },
+      apiKeys: { public: [KEY], service: [] },
       allowedOrigins: ["*"],
       rateLimits: { perIp: { limit: 0, windowSeconds: 3600 }, perEmail: { limit: 0, windowSeconds: 3600 } },
     },

@@ -67,7 +67,7 @@ function setup(
   const emailed: OutboxEmail[][] = [];
   const deps: CreateOrderDependencies = {
     config: {
-      apiKeys: { bearer: [KEY], apikeyHeader: [] },
+      apiKeys: { public: [KEY], service: [] },
       allowedOrigins: options.allowedOrigins ?? ["*"],
       rateLimits: { perIp: { limit: 5, windowSeconds: 60 }, perEmail: { limit: 2, windowSeconds: 60 } },
     },
@@ -175,7 +175,7 @@ Deno.test("createOrderHandler() refuses a key in the query string or the body", 
   const { store } = setup();
   const handle = createOrderHandler({
     config: {
-      apiKeys: { bearer: [KEY], apikeyHeader: [] },
+      apiKeys: { public: [KEY], service: [] },
       allowedOrigins: ["*"],
       rateLimits: { perIp: { limit: 0, windowSeconds: 1 }, perEmail: { limit: 0, windowSeconds: 1 } },
     },

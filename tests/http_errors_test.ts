@@ -14,6 +14,7 @@ Deno.test("ERROR_STATUS maps every contract code to its status", () => {
     PRODUCT_NOT_FOUND: 404,
     VARIANT_NOT_FOUND: 404,
     METHOD_NOT_ALLOWED: 405,
+    REQUEST_TIMEOUT: 408,
     IDEMPOTENCY_KEY_IN_USE: 409,
     PAYLOAD_TOO_LARGE: 413,
     IDEMPOTENCY_KEY_REUSED: 422,
@@ -86,11 +87,16 @@ Deno.test("mapDatabaseError() passes PRICE_MISMATCH details and RATE_LIMITED Ret
   assert.deepEqual(limited.headers, { "Retry-After": "1234" });
 });
 
-Deno.test("corsOriginHeaders() allows any origin with * and only listed ones otherwise", () => {
-  assert.deepEqual(corsOriginHeaders("https://shop.example", ["*"]), { "Access-Control-Allow-Origin": "*" });
+Deno.test("corsOriginHeaders() allows any origin with * and only listed ones otherwise, exposing our headers", () => {
+  const expose = "x-request-id, retry-after, idempotent-replayed";
+  assert.deepEqual(corsOriginHeaders("https://shop.example", ["*"]), {
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Expose-Headers": expose,
+  });
   assert.deepEqual(corsOriginHeaders("https://shop.example", ["https://shop.example"]), {
     "Access-Control-Allow-Origin": "https://shop.example",
     Vary: "Origin",
+    "Access-Control-Expose-Headers": expose,
   });
   assert.deepEqual(corsOriginHeaders("https://evil.example", ["https://shop.example"]), { Vary: "Origin" });
 });
@@ -110,4 +116,8 @@ Deno.test("corsPreflightHeaders() allows POST and every header supabase-js sends
     "baggage",
   ]);
   assert.equal(headers["Access-Control-Max-Age"], "86400");
+});
+
+Deno.test("corsPreflightHeaders() allows the methods of the function it answers for", () => {
+  assert.equal(corsPreflightHeaders(null, ["*"], ["GET"])["Access-Control-Allow-Methods"], "GET, OPTIONS");
 });

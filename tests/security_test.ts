@@ -63,16 +63,28 @@ Deno.test("[pglite] POST create-order answers 401 for a key in the query string 
         assert.equal((await res.json()).error.code, "UNAUTHORIZED");
       });
     }
-    await t.step("the legacy anon key alone in apikey", async () => {
-      const res = await fetch(url, {
-        method: "POST",
-        headers: { apikey: stack.anonKey, "Content-Type": "application/json" },
-        body: JSON.stringify(orderBody(store)),
-      });
-      assert.equal(res.status, 401);
-      await res.body?.cancel();
-    });
     assert.equal((await countStoreRows(db, store.storeId)).orders, 0);
+  } finally {
+    await stack.close();
+  }
+});
+
+Deno.test("[pglite] POST create-order accepts a signed-in buyer's headers: the legacy anon key in apikey, a user JWT in Authorization", async () => {
+  const store = await createTestStore(db);
+  const stack = await startTestStack({ db, env: NO_LIMITS });
+  try {
+    const res = await fetch(`${stack.url}/functions/v1/create-order`, {
+      method: "POST",
+      headers: {
+        apikey: stack.anonKey,
+        Authorization: "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyIn0.signature",
+        "Content-Type": "application/json",
+      },
+      body: JSON.stringify(orderBody(store)),
+    });
+    assert.equal(res.status, 200);
+    assert.equal((await res.json()).success, true);
+    assert.equal((await countStoreRows(db, store.storeId)).orders, 1);
   } finally {
     await stack.close();
   }

@@ -72,6 +72,10 @@ function _url(name: string, value: string): string {
   }
 }
 
+function _present(key: string | undefined): key is string {
+  return Boolean(key);
+}
+
 /** Reads the configuration from an environment object (Deno.env.toObject() in production). */
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const production = env.APP_ENV === "production" || Boolean(env.SB_REGION);
@@ -87,9 +91,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       "SUPABASE_SERVICE_ROLE_KEY is not set (nor a default entry in SUPABASE_SECRET_KEYS)",
     );
   }
-  const legacy = [env.SUPABASE_ANON_KEY, env.SUPABASE_SERVICE_ROLE_KEY].filter((key): key is string =>
-    Boolean(key)
-  );
 
   const emailFrom = env.ORDER_EMAIL_FROM || (production ? "" : "Orders <orders@example.com>");
   if (!emailFrom) throw new ConfigError("ORDER_EMAIL_FROM is not set: order e-mails need a sender address");
@@ -105,7 +106,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     production,
     supabaseUrl: _url("SUPABASE_URL", env.SUPABASE_URL),
     serviceKey,
-    apiKeys: { bearer: [...legacy, ...publishable, ...secret], apikeyHeader: [...publishable, ...secret] },
+    apiKeys: {
+      public: [env.SUPABASE_ANON_KEY, ...publishable].filter(_present),
+      service: [env.SUPABASE_SERVICE_ROLE_KEY, ...secret].filter(_present),
+    },
     allowedOrigins: (env.ALLOWED_ORIGINS || "*").split(",").map((origin) => origin.trim()).filter(Boolean),
     trackingUrlTemplate,
     emailFrom,
