@@ -1,16 +1,15 @@
 /**
  * A local stand-in for the one PostgREST route the function uses: `POST /rest/v1/rpc/<function>`.
- * As PostgREST (behind Supabase's gateway) does: the key picks the role (anon or service_role), the
+ * As PostgREST (behind Supabase's gateway) does: the key picks the role (gateway_keys.ts), the
  * call runs in a transaction under `set local role`, so grants and RLS are real; named arguments come
- * from the JSON body; the function's JSON result is the body; errors have PostgREST's shape and status.
+ * from the JSON body; the function's JSON result is the body; errors have PostgREST's shape and status
+ * (postgrest_status.ts).
  */
+import { type KeyRoles, roleForRequest } from "./gateway_keys.ts";
+import { statusForSqlState } from "./postgrest_status.ts";
 import type { SqlDatabase } from "./sql_database.ts";
 
-/** Which keys map to which database role. */
-export interface KeyRoles {
-  anon: readonly string[];
-  serviceRole: readonly string[];
-}
+export type { KeyRoles };
 
 interface FunctionSignature {
   args: { name: string; type: string }[];
@@ -34,31 +33,9 @@ function _pgrstError(status: number, code: string, message: string, details: str
   return _json(status, { code, message, details, hint: null });
 }
 
-/** PostgREST's HTTP status for a SQLSTATE (its documented table, the rows that can occur here). */
-export function statusForSqlState(code: string, role: string): number {
-  if (code === "42501") return role === "anon" ? 401 : 403;
-  if (/^PT\d{3}$/.test(code)) return Number(code.slice(2));
-  if (code === "23503" || code === "23505" || code === "40001") return 409;
-  if (code === "42883" || code === "42P01") return 404;
-  if (code.startsWith("08") || code.startsWith("53")) return 503;
-  if (code.startsWith("25") || code.startsWith("57") || code.startsWith("XX") || code.startsWith("58")) {
-    return 500;
-  }
-  return 400;
-}
-
 // JSON arguments travel as text: postgres.js would JSON-encode a string bound to a json parameter again.
 function _isJson(type: string): boolean {
   return type === "jsonb" || type === "json";
-}
-
-function _roleFor(request: Request, keys: KeyRoles): string | null {
-  const token = request.headers.get("apikey") ??
-    /^Bearer (.+)$/.exec(request.headers.get("authorization") ?? "")?.[1] ?? null;
-  if (token === null) return null;
-  if (keys.serviceRole.includes(token)) return "service_role";
-  if (keys.anon.includes(token)) return "anon";
-  return null;
 }
 
 /** The RPC route over `db`; `onCall` is told of every function call that reached the database. */
@@ -94,8 +71,9 @@ export function createRpcRoute(db: SqlDatabase, keys: KeyRoles, onCall: (fn: str
     if (request.method !== "POST") {
       return _pgrstError(405, "PGRST117", `Unsupported HTTP method: ${request.method}`);
     }
-    const role = _roleFor(request, keys);
-    if (role === null) return _json(401, { message: "Invalid API key" });
+    const decision = roleForRequest(request.headers, keys);
+    if ("refused" in decision) return _json(401, { message: decision.refused });
+    const { role } = decision;
     if (!/^[a-z_][a-z0-9_]*$/.test(fn)) {
       return _pgrstError(404, "PGRST202", `Could not find the function public.${fn}`);
     }
@@ -147,7 +125,7 @@ export function createRpcRoute(db: SqlDatabase, keys: KeyRoles, onCall: (fn: str
       if (!pg.code || !/^[0-9A-Z]{5}$/.test(pg.code)) {
         return _pgrstError(503, "PGRST001", "Database client error");
       }
-      return _json(statusForSqlState(pg.code, role), {
+      return _json(statusForSqlState(pg.code, pg.message ?? "", role !== "anon"), {
         code: pg.code,
         message: pg.message ?? "",
         details: pg.detail ?? null,

@@ -30,6 +30,11 @@ export interface LocalStackOptions {
   mailer?: () => Promise<Mailer>;
   clock?: () => Date;
   log?: Logger;
+  /**
+   * Plays a project that has disabled its legacy keys: the RPC route refuses the anon and service-role
+   * keys (401 "Legacy API keys are disabled"), while the function's environment still carries them.
+   */
+  legacyKeysDisabled?: boolean;
 }
 
 /** A running local stack. */
@@ -58,6 +63,7 @@ export function startLocalStack(options: LocalStackOptions): Promise<LocalStack>
   const rpc = createRpcRoute(options.db, {
     anon: [anonKey, ..._keyValues(env.SUPABASE_PUBLISHABLE_KEYS)],
     serviceRole: [serviceKey, ..._keyValues(env.SUPABASE_SECRET_KEYS)],
+    disabled: options.legacyKeysDisabled ? [anonKey, serviceKey] : [],
   }, (fn) => rpcCalls.set(fn, (rpcCalls.get(fn) ?? 0) + 1));
 
   // The bench's check that each order took exactly one create_order call: only when asked for.

@@ -28,20 +28,33 @@ Deno.test("parseConfig() sorts legacy and newer keys by the role they stand for"
     service: ["service", "sb_secret_c"],
   });
   assert.equal(config.supabaseUrl, "https://abc.supabase.co");
-  assert.equal(config.serviceKey, "service");
 });
 
-Deno.test("parseConfig() falls back to the default secret key for the database", () => {
+Deno.test("parseConfig() calls the database with the default secret key first, even beside a legacy service-role key", () => {
+  // a project that disabled its legacy keys still carries the (refused) JWT in SUPABASE_SERVICE_ROLE_KEY
   const config = parseConfig({
-    SUPABASE_URL: BASE.SUPABASE_URL,
-    SUPABASE_SECRET_KEYS: '{"default":"sb_secret_c"}',
+    ...BASE,
+    SUPABASE_SECRET_KEYS: '{"ci":"sb_secret_b","default":"sb_secret_c"}',
   });
   assert.equal(config.serviceKey, "sb_secret_c");
+  assert.deepEqual(config.apiKeys.service, ["service", "sb_secret_b", "sb_secret_c"]);
+  assert.equal(
+    parseConfig({ SUPABASE_URL: BASE.SUPABASE_URL, SUPABASE_SECRET_KEYS: '{"default":"sb_secret_c"}' })
+      .serviceKey,
+    "sb_secret_c",
+  );
+});
+
+Deno.test("parseConfig() calls the database with SUPABASE_SERVICE_ROLE_KEY when no default secret key is set", () => {
+  assert.equal(parseConfig({ ...BASE, SUPABASE_SECRET_KEYS: '{"ci":"sb_secret_b"}' }).serviceKey, "service");
 });
 
 Deno.test("parseConfig() names the variable that is missing or malformed", () => {
   assert.match(failure({ SUPABASE_SERVICE_ROLE_KEY: "s" }), /^SUPABASE_URL /);
-  assert.match(failure({ SUPABASE_URL: "https://x.co" }), /^SUPABASE_SERVICE_ROLE_KEY /);
+  assert.match(
+    failure({ SUPABASE_URL: "https://x.co" }),
+    /^SUPABASE_SECRET_KEYS .* SUPABASE_SERVICE_ROLE_KEY /,
+  );
   assert.match(failure({ ...BASE, SUPABASE_SECRET_KEYS: "sb_secret_c" }), /^SUPABASE_SECRET_KEYS /);
   assert.match(failure({ ...BASE, DATABASE_TIMEOUT_MS: "soon" }), /^DATABASE_TIMEOUT_MS /);
   assert.match(failure({ ...BASE, RESEND_BASE_URL: "not a url", RESEND_API_KEY: "k" }), /^RESEND_BASE_URL /);

@@ -10,7 +10,10 @@ export interface Config {
   /** APP_ENV=production, or running on Supabase's hosted edge (SB_REGION is set there). */
   production: boolean;
   supabaseUrl: string;
-  /** The key the function calls the database with: SUPABASE_SERVICE_ROLE_KEY, else SUPABASE_SECRET_KEYS.default. */
+  /**
+   * The key the function calls the database with: SUPABASE_SECRET_KEYS.default, else SUPABASE_SERVICE_ROLE_KEY
+   * (a project that disabled its legacy keys still carries the refused JWT in SUPABASE_SERVICE_ROLE_KEY).
+   */
   serviceKey: string;
   apiKeys: ApiKeys;
   allowedOrigins: string[];
@@ -85,10 +88,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const publishable = Object.values(_keyMap(env, "SUPABASE_PUBLISHABLE_KEYS"));
   const secretMap = _keyMap(env, "SUPABASE_SECRET_KEYS");
   const secret = Object.values(secretMap);
-  const serviceKey = env.SUPABASE_SERVICE_ROLE_KEY || secretMap.default;
+  const serviceKey = secretMap.default || env.SUPABASE_SERVICE_ROLE_KEY;
   if (!serviceKey) {
     throw new ConfigError(
-      "SUPABASE_SERVICE_ROLE_KEY is not set (nor a default entry in SUPABASE_SECRET_KEYS)",
+      "SUPABASE_SECRET_KEYS has no default entry and SUPABASE_SERVICE_ROLE_KEY is not set: the function needs a key for the database",
     );
   }
 
