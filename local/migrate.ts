@@ -7,9 +7,8 @@ import type { SqlDatabase } from "./sql_database.ts";
 const SUPABASE_DIR = new URL("../supabase/", import.meta.url);
 
 /**
- * The roles and default privileges a Supabase database has before any migration. The default
- * privileges matter: on Supabase every new table and function is granted to anon, so our migrations
- * must revoke explicitly, and here they are tested against the same defaults.
+ * The roles a Supabase database has before any migration, and their usage of the public schema. Which
+ * privileges new objects get by default is a separate choice: see {@linkcode DefaultPrivileges}.
  */
 export const SUPABASE_ROLES_SQL = `
 do $$
@@ -26,10 +25,31 @@ begin
 end
 $$;
 grant usage on schema public to anon, authenticated, service_role;
+`;
+
+/**
+ * What a new table, function or sequence in `public` is granted without a word from the migrations:
+ * - `none`: nothing (PostgreSQL's own defaults: EXECUTE on functions to PUBLIC, which every migration
+ *   revokes). Supabase's default for new projects since 30 May 2026, and for every project from 30 October
+ *   2026: a migration must grant what each role needs.
+ * - `permissive`: everything to anon, authenticated and service_role, as older projects were set up; a
+ *   migration must revoke what anon and authenticated must not have.
+ * The migrations are tested under both, so they state every grant and every revoke themselves.
+ */
+export type DefaultPrivileges = "none" | "permissive";
+
+const _DEFAULT_PRIVILEGES_SQL: Record<DefaultPrivileges, string> = {
+  none: `
+alter default privileges in schema public revoke all on tables from anon, authenticated, service_role;
+alter default privileges in schema public revoke all on functions from anon, authenticated, service_role;
+alter default privileges in schema public revoke all on sequences from anon, authenticated, service_role;
+`,
+  permissive: `
 alter default privileges in schema public grant all on tables to anon, authenticated, service_role;
 alter default privileges in schema public grant all on functions to anon, authenticated, service_role;
 alter default privileges in schema public grant all on sequences to anon, authenticated, service_role;
-`;
+`,
+};
 
 /** Drops everything the migrations created, so a reset works on a database that has them already. */
 const DROP_PUBLIC_SQL = `
@@ -62,12 +82,17 @@ export interface ResetOptions {
   dropExisting?: boolean;
   /** Apply supabase/seed.sql after the migrations (default true). */
   seed?: boolean;
+  /** The default privileges the migrations run under (default `none`, as new Supabase projects). */
+  defaultPrivileges?: DefaultPrivileges;
 }
 
-/** Applies roles, migrations and (by default) the seed; each migration in its own transaction. */
+/**
+ * Applies roles, default privileges, migrations and (by default) the seed; each migration in its own
+ * transaction.
+ */
 export async function resetDatabase(db: SqlDatabase, options: ResetOptions = {}): Promise<void> {
   if (options.dropExisting) await db.exec(DROP_PUBLIC_SQL);
-  await db.exec(SUPABASE_ROLES_SQL);
+  await db.exec(SUPABASE_ROLES_SQL + _DEFAULT_PRIVILEGES_SQL[options.defaultPrivileges ?? "none"]);
   for (const migration of await readMigrations()) {
     try {
       await db.execTransaction(migration.sql);

@@ -3,8 +3,15 @@ import { PGlite } from "@electric-sql/pglite";
 import { readMigrations, resetDatabase } from "../local/migrate.ts";
 import { openPostgres } from "../local/open_database.ts";
 import { pgliteDatabase } from "../local/sql_database.ts";
-import { POSTGRES_SERVER_URL, postgresReachable } from "./support/databases.ts";
+import type { SqlDatabase } from "../local/sql_database.ts";
+import {
+  permissivePostgres,
+  POSTGRES_SERVER_URL,
+  postgresReachable,
+  sharedPostgres,
+} from "./support/databases.ts";
 import { ORDER_STATUSES } from "./support/lifecycle.ts";
+import { apiRolePrivileges } from "./support/privileges.ts";
 
 const TABLES = [
   "email_outbox",
@@ -88,6 +95,66 @@ Deno.test({
     } finally {
       await admin.exec(`drop database if exists ${name} with (force)`);
       await admin.close();
+    }
+  },
+});
+
+/** Privileges the service cannot work without, stated by the migrations themselves. */
+const SERVICE_NEEDS = [
+  "function create_order(payload jsonb) service_role EXECUTE",
+  "function claim_due_emails(p_limit integer, p_min_age_seconds integer, p_stale_after_seconds integer) service_role EXECUTE",
+  "function record_email_results(p_results jsonb) service_role EXECUTE",
+  "function purge_expired_order_guards(p_idempotency_hours integer, p_rate_limit_hours integer) service_role EXECUTE",
+  "table orders service_role INSERT",
+  "table email_outbox service_role UPDATE",
+  "table products anon SELECT",
+];
+
+/** The two privilege lists must be equal, hold the service's needs, and give PUBLIC no function. */
+function assertSamePrivileges(none: string[], permissive: string[]) {
+  assert.deepEqual(
+    permissive.filter((line) => !none.includes(line)),
+    [],
+    "granted only by the old permissive defaults",
+  );
+  assert.deepEqual(none.filter((line) => !permissive.includes(line)), [], "granted only without defaults");
+  for (const line of SERVICE_NEEDS) assert.ok(none.includes(line), `missing: ${line}`);
+  assert.deepEqual(none.filter((line) => / PUBLIC /.test(line)), [], "PUBLIC executes no function");
+}
+
+Deno.test({
+  name:
+    "[pglite] the migrations give the API roles the same privileges with no default privileges and with the old permissive ones",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const lists: string[][] = [];
+    for (const defaultPrivileges of ["none", "permissive"] as const) {
+      const db = pgliteDatabase(await PGlite.create());
+      try {
+        await resetDatabase(db, { defaultPrivileges });
+        lists.push(await apiRolePrivileges(db));
+      } finally {
+        await db.close();
+      }
+    }
+    assertSamePrivileges(lists[0], lists[1]);
+  },
+});
+
+Deno.test({
+  name:
+    "[postgres] the migrations give the API roles the same privileges with no default privileges and with the old permissive ones",
+  ignore: !(await postgresReachable()),
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const none = (await sharedPostgres()) as SqlDatabase;
+    const permissive = (await permissivePostgres()) as SqlDatabase;
+    try {
+      assertSamePrivileges(await apiRolePrivileges(none), await apiRolePrivileges(permissive));
+    } finally {
+      await permissive.close();
     }
   },
 });

@@ -1,10 +1,11 @@
 /**
- * Row level security and grants (issue 6, part 4): `anon` and `authenticated` read and write nothing
- * outside the catalogue, table by table and role by role, on PGlite and (when reachable) PostgreSQL.
+ * Row level security and grants: `anon` and `authenticated` read and write nothing outside the catalogue,
+ * table by table and role by role, on PGlite and (when reachable) PostgreSQL, the latter twice: migrated
+ * with no default privileges (new Supabase projects) and with the old permissive ones.
  */
 import assert from "node:assert/strict";
 import { createTestStore } from "./support/catalogue.ts";
-import { testDatabases } from "./support/databases.ts";
+import { permissivePostgres, testDatabases } from "./support/databases.ts";
 import { startTestStack } from "./support/local_stack.ts";
 import { orderBody } from "./support/order_request.ts";
 
@@ -39,9 +40,18 @@ async function _attempt(
   }
 }
 
-for (const { name, db } of await testDatabases()) {
+const permissive = await permissivePostgres();
+const setups = [
+  ...(await testDatabases()).map(({ name, db }) => ({ name, db, defaults: "" })),
+  ...(permissive
+    ? [{ name: "postgres", db: permissive, defaults: " (old permissive default privileges)" }]
+    : []),
+];
+
+for (const { name, db, defaults } of setups) {
   Deno.test({
-    name: `[${name}] RLS and grants deny anon and authenticated every read and write of order data`,
+    name:
+      `[${name}] RLS and grants deny anon and authenticated every read and write of order data${defaults}`,
     sanitizeOps: false,
     sanitizeResources: false,
     async fn(t) {

@@ -2,9 +2,10 @@
  * The real databases the suite runs on. Deno runs each test file in its own isolate, so each file that
  * asks gets one migrated PGlite (opening one costs seconds and hundreds of MB: the file's tests share it
  * and isolate themselves by creating their own stores) and one fresh PostgreSQL database on the server at
- * 127.0.0.1:5432, which a later file or run drops.
+ * 127.0.0.1:5432, which a later file or run drops. Both are migrated as a new Supabase project is set up
+ * today (no default privileges); the migration and RLS tests also use one under the old permissive ones.
  */
-import { resetDatabase } from "../../local/migrate.ts";
+import { type DefaultPrivileges, resetDatabase } from "../../local/migrate.ts";
 import { openPglite, openPostgres } from "../../local/open_database.ts";
 import type { SqlDatabase } from "../../local/sql_database.ts";
 
@@ -51,6 +52,16 @@ async function _createPostgres(): Promise<SqlDatabase | null> {
     );
     return null;
   }
+  const { db, url } = await _newPostgresDatabase(20, "none");
+  postgresUrl = url;
+  return db;
+}
+
+/** A new database on the test server, migrated and seeded under `defaultPrivileges`. */
+async function _newPostgresDatabase(
+  poolSize: number,
+  defaultPrivileges: DefaultPrivileges,
+): Promise<{ db: SqlDatabase; url: string }> {
   const name = `create_order_test_${Date.now()}_${crypto.randomUUID().slice(0, 8)}`;
   const admin = openPostgres(POSTGRES_SERVER_URL, 1);
   try {
@@ -61,10 +72,18 @@ async function _createPostgres(): Promise<SqlDatabase | null> {
   }
   const url = new URL(POSTGRES_SERVER_URL);
   url.pathname = `/${name}`;
-  postgresUrl = url.href;
-  const db = openPostgres(url.href, 20);
-  await resetDatabase(db);
-  return db;
+  const db = openPostgres(url.href, poolSize);
+  await resetDatabase(db, { defaultPrivileges });
+  return { db, url: url.href };
+}
+
+/**
+ * A second PostgreSQL database of this test file, migrated under the old permissive default privileges
+ * (everything new granted to anon, authenticated and service_role), or null when no server is reachable.
+ */
+export async function permissivePostgres(): Promise<SqlDatabase | null> {
+  if (!(await postgresReachable())) return null;
+  return (await _newPostgresDatabase(5, "permissive")).db;
 }
 
 /**
