@@ -1,18 +1,19 @@
 /**
- * `deno task outbox`: sends every e-mail the request path did not (pending or failed rows at least a minute
+ * `deno task outbox`: one run of the outbox drain (`runOutboxDrain`, the same code the outbox-drain function
+ * runs on Supabase): sends every e-mail the request path did not (pending or failed rows at least a minute
  * old, and claims left `sending` by a sender that died), through Resend when RESEND_API_KEY is set, else
- * into `.local/outbox/`. Safe from cron and concurrently: rows are claimed with `for update skip locked`.
+ * into `.local/outbox/`; reports dead rows; removes idempotency keys older than 7 days and rate-limit
+ * windows older than 2 days. Safe from cron and concurrently: rows are claimed with `for update skip locked`.
  *
  *   deno task outbox [--min-age=<seconds, default 60>] [--stale-after=<seconds, default 300>]
- *
- * Then it removes idempotency keys older than 7 days and rate-limit windows older than 2 days.
  */
 import { createClient } from "@supabase/supabase-js";
 import { parseConfig } from "../supabase/functions/_shared/config.ts";
 import type { Mailer } from "../supabase/functions/_shared/email/mailer.ts";
-import { drainOutbox, type SendSummary } from "../supabase/functions/_shared/email/outbox_sender.ts";
+import { type DrainReport, runOutboxDrain } from "../supabase/functions/_shared/email/outbox_drain.ts";
 import { createResendMailer } from "../supabase/functions/_shared/email/resend_mailer.ts";
 import { supabaseEmailOutbox } from "../supabase/functions/_shared/email/supabase_email_outbox.ts";
+import { supabasePurgeExpiredGuards } from "../supabase/functions/_shared/orders/order_guards.ts";
 import { createFileMailer } from "./file_mailer.ts";
 
 /** What the task may be handed instead of its defaults (tests). */
@@ -23,12 +24,12 @@ export interface OutboxTaskIo {
   sleep?: (ms: number) => Promise<void>;
 }
 
-/** Runs one drain with the configuration of `env` and the flags in `args`; returns and prints the counts. */
+/** Runs one drain with the configuration of `env` and the flags in `args`; prints and returns its report. */
 export async function runOutboxTask(
   args: string[],
   env: Record<string, string | undefined>,
   io: OutboxTaskIo = {},
-): Promise<SendSummary> {
+): Promise<DrainReport> {
   const flags = parseOutboxFlags(args);
   const config = parseConfig(env);
   const log = io.log ??
@@ -38,31 +39,29 @@ export async function runOutboxTask(
   const client = createClient(config.supabaseUrl, config.serviceKey, {
     auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
   });
-  const summary = await drainOutbox({
+  const report = await runOutboxDrain({
     mailer,
     outbox: supabaseEmailOutbox(client, config.databaseTimeoutMs),
+    purgeExpiredGuards: supabasePurgeExpiredGuards(client, config.databaseTimeoutMs),
     render: { from: config.emailFrom, trackingUrlTemplate: config.trackingUrlTemplate },
     log,
     ...(io.sleep ? { sleep: io.sleep } : {}),
   }, flags);
-  const print = io.print ?? console.log;
-  print(`outbox: claimed ${summary.claimed}, sent ${summary.sent}, failed ${summary.failed}`);
 
-  // the cron job's second chore: idempotency keys older than 7 days and rate-limit windows older than
-  // 2 days are no longer needed (purge_expired_order_guards in the housekeeping migration)
-  const purged = await client.rpc("purge_expired_order_guards");
-  if (purged.error) {
-    log({ event: "housekeeping.failed", code: purged.error.code ?? null });
-  } else {
-    const { idempotencyKeys, rateLimitWindows } = purged.data as {
-      idempotencyKeys: number;
-      rateLimitWindows: number;
-    };
+  const print = io.print ?? console.log;
+  const { claimed, sent, failed, dead, ignored } = report.emails;
+  print(`outbox: claimed ${claimed}, sent ${sent}, failed ${failed}, dead ${dead}, ignored ${ignored}`);
+  if (report.deadEmails.total > 0) {
     print(
-      `housekeeping: removed ${idempotencyKeys} idempotency keys, ${rateLimitWindows} rate-limit windows`,
+      `outbox: ${report.deadEmails.total} dead e-mails, never retried automatically: deno task orders lists them`,
     );
   }
-  return summary;
+  print(
+    report.purged
+      ? `housekeeping: removed ${report.purged.idempotencyKeys} idempotency keys, ${report.purged.rateLimitWindows} rate-limit windows`
+      : "housekeeping: failed (see the log line), the next run tries again",
+  );
+  return report;
 }
 
 /** `--min-age=<s>` and `--stale-after=<s>`, whole seconds >= 0. */
@@ -87,8 +86,8 @@ export function parseOutboxFlags(args: string[]): { minAgeSeconds: number; stale
 
 if (import.meta.main) {
   try {
-    const { failed } = await runOutboxTask(Deno.args, Deno.env.toObject());
-    Deno.exit(failed > 0 ? 1 : 0);
+    const { emails } = await runOutboxTask(Deno.args, Deno.env.toObject());
+    Deno.exit(emails.failed > 0 ? 1 : 0);
   } catch (error) {
     console.error(`outbox: ${(error as Error).message}`);
     Deno.exit(2);

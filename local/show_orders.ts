@@ -1,9 +1,10 @@
 /**
- * `deno task orders`: the latest orders with their items and e-mail states, read straight from the
- * local database (DATABASE_URL, else .local/db/). PGlite serves one process at a time, so over PGlite
- * it waits for `deno task dev` to be stopped.
+ * `deno task orders`: the latest orders with their items and e-mail states, then any dead e-mails, read
+ * straight from the local database (DATABASE_URL, else .local/db/). PGlite serves one process at a time,
+ * so over PGlite it waits for `deno task dev` to be stopped.
  */
 import { openPglite, openPostgres } from "./open_database.ts";
+import { deadEmails, latestOrders } from "./order_report.ts";
 
 const LOCK = ".local/db.pid";
 const limit = Number(Deno.args[0] ?? 5);
@@ -27,17 +28,19 @@ if (!url && await devServerRunning()) {
 }
 const db = url ? openPostgres(url, 1) : await openPglite(".local/db");
 try {
-  const orders = await db.query(
-    `select o.order_number, o.status::text, o.payment_method, o.total_amount::text, o.checkout_fee::text,
-       o.final_amount::text, o.created_at,
-       (select string_agg(i.quantity || ' x ' || i.product_name || coalesce(' (' || i.variant_name || ')', '')
-          || ' @ ' || i.unit_price, '; ' order by i.position) from public.order_items i where i.order_id = o.id) as items,
-       (select string_agg(e.kind || ': ' || e.status, ', ' order by e.kind) from public.email_outbox e
-          where e.order_id = o.id) as emails
-     from public.orders o order by o.created_at desc limit $1`,
-    [limit],
-  );
-  console.table(orders);
+  console.table(await latestOrders(db, limit));
+  const dead = await deadEmails(db, 50);
+  if (dead.length > 0) {
+    console.log(
+      `dead e-mails (${dead.length}${
+        dead.length === 50 ? "+" : ""
+      }): their 10th attempt failed, no drain sends them again.`,
+    );
+    console.table(dead);
+    console.log(
+      "To send one again once its cause is fixed: update public.email_outbox set status = 'failed', attempts = 0 where id = '<outbox_id>';",
+    );
+  }
 } finally {
   await db.close();
 }

@@ -1,10 +1,14 @@
 /**
- * The local stack: one HTTP server with the create-order function at /functions/v1/create-order and the
- * PostgREST RPC stand-in at /rest/v1/rpc/<fn>, over one database. The function is the very handler
- * Supabase runs, and it reaches the database through supabase-js and the stand-in, as it does there.
+ * The local stack: one HTTP server with the functions at /functions/v1/create-order and
+ * /functions/v1/outbox-drain and the PostgREST RPC stand-in at /rest/v1/rpc/<fn>, over one database. The
+ * functions are the very handlers Supabase runs, and they reach the database through supabase-js and the
+ * stand-in, as they do there.
  */
 import { loadDependencies } from "../supabase/functions/create-order/dependencies.ts";
 import { createOrderHandler } from "../supabase/functions/create-order/handler.ts";
+import { loadDrainDependencies } from "../supabase/functions/outbox-drain/dependencies.ts";
+import { outboxDrainHandler } from "../supabase/functions/outbox-drain/handler.ts";
+import type { serveFunction } from "../supabase/functions/_shared/http/serve_function.ts";
 import type { Logger } from "../supabase/functions/_shared/http/log.ts";
 import type { Mailer } from "../supabase/functions/_shared/email/mailer.ts";
 import { createRpcRoute } from "./postgrest_rpc.ts";
@@ -27,9 +31,12 @@ export interface LocalStackOptions {
    * LOCAL_STACK_STATS=1 adds `GET /__stats`: the RPC route's calls per function, for the bench.
    */
   env?: Record<string, string | undefined>;
+  /** The mailer of both functions; default: Resend when RESEND_API_KEY is set. */
   mailer?: () => Promise<Mailer>;
   clock?: () => Date;
   log?: Logger;
+  /** The drain's sleep between retries (tests hand in one that returns at once). */
+  sleep?: (ms: number) => Promise<void>;
   /**
    * Plays a project that has disabled its legacy keys: the RPC route refuses the anon and service-role
    * keys (401 "Legacy API keys are disabled"), while the function's environment still carries them.
@@ -69,16 +76,16 @@ export function startLocalStack(options: LocalStackOptions): Promise<LocalStack>
   // The bench's check that each order took exactly one create_order call: only when asked for.
   const statsRoute = env.LOCAL_STACK_STATS === "1";
 
-  // assigned once the server is listening: the function's SUPABASE_URL is the server's own address
-  // deno-lint-ignore prefer-const
-  let handleFunction: ReturnType<typeof createOrderHandler> | undefined;
+  // assigned once the server is listening: the functions' SUPABASE_URL is the server's own address
+  const functions = new Map<string, ReturnType<typeof serveFunction>>();
   const server = Deno.serve({
     port: options.port ?? 0,
     hostname: options.hostname ?? "127.0.0.1",
     onListen: () => {},
   }, (request, info) => {
     const { pathname } = new URL(request.url);
-    if (pathname === "/functions/v1/create-order" && handleFunction) return handleFunction(request, info);
+    const handleFunction = functions.get(pathname);
+    if (handleFunction) return handleFunction(request, info as Deno.ServeHandlerInfo<Deno.NetAddr>);
     const rpcMatch = /^\/rest\/v1\/rpc\/([^/]+)$/.exec(pathname);
     if (rpcMatch) return rpc(request, rpcMatch[1]);
     if (statsRoute && pathname === "/__stats" && request.method === "GET") {
@@ -88,20 +95,30 @@ export function startLocalStack(options: LocalStackOptions): Promise<LocalStack>
   });
 
   const url = `http://${server.addr.hostname}:${server.addr.port}`;
-  handleFunction = createOrderHandler(loadDependencies({
+  const functionEnv = {
     SUPABASE_URL: url,
     ...env,
     SUPABASE_ANON_KEY: anonKey,
     SUPABASE_SERVICE_ROLE_KEY: serviceKey,
-  }, {
-    mailer: options.mailer,
-    clock: options.clock,
-    log: options.log,
-    waitUntil: (work) => {
-      background.add(work);
-      work.finally(() => background.delete(work));
-    },
-  }));
+  };
+  functions.set(
+    "/functions/v1/outbox-drain",
+    outboxDrainHandler(
+      loadDrainDependencies(functionEnv, { mailer: options.mailer, log: options.log, sleep: options.sleep }),
+    ),
+  );
+  functions.set(
+    "/functions/v1/create-order",
+    createOrderHandler(loadDependencies(functionEnv, {
+      mailer: options.mailer,
+      clock: options.clock,
+      log: options.log,
+      waitUntil: (work) => {
+        background.add(work);
+        work.finally(() => background.delete(work));
+      },
+    })),
+  );
 
   return Promise.resolve({
     url,

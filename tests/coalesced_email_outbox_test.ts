@@ -6,25 +6,40 @@ import {
 import type { EmailOutbox } from "../supabase/functions/_shared/email/email_outbox.ts";
 import type { EmailResult } from "../supabase/functions/_shared/email/order_email.ts";
 
-function recorder(fail = false): EmailOutbox & { calls: EmailResult[][] } {
+/** An outbox recording each call; it records every result but those of ids in `stale` (claims gone stale). */
+function recorder(fail = false, stale: string[] = []): EmailOutbox & { calls: EmailResult[][] } {
   const calls: EmailResult[][] = [];
   return {
     calls,
     claimDue: () => Promise.resolve([]),
+    deadEmails: () => Promise.resolve({ total: 0, emails: [] }),
     recordResults(results) {
       calls.push(results);
-      return fail ? Promise.reject(new Error("database down")) : Promise.resolve();
+      if (fail) return Promise.reject(new Error("database down"));
+      return Promise.resolve(
+        results.filter((r) => !stale.includes(r.id)).map((r) => ({ id: r.id, status: "sent" as const })),
+      );
     },
   };
 }
 
-const sent = (id: string): EmailResult => ({ id, attempts: 1, providerId: `p-${id}` });
+const sent = (id: string): EmailResult => ({ id, claimToken: `t-${id}`, attempts: 1, providerId: `p-${id}` });
 
 Deno.test("coalescedEmailOutbox() records results arriving within the window in one call", async () => {
   const inner = recorder();
   const outbox = coalescedEmailOutbox(inner, 20);
   await Promise.all([outbox.recordResults([sent("a"), sent("b")]), outbox.recordResults([sent("c")])]);
   assert.deepEqual(inner.calls, [[sent("a"), sent("b"), sent("c")]]);
+});
+
+Deno.test("coalescedEmailOutbox() answers each caller the rows of its own results that were recorded", async () => {
+  const outbox = coalescedEmailOutbox(recorder(false, ["b"]), 20);
+  const [first, second] = await Promise.all([
+    outbox.recordResults([sent("a"), sent("b")]),
+    outbox.recordResults([sent("c")]),
+  ]);
+  assert.deepEqual(first, [{ id: "a", status: "sent" }]);
+  assert.deepEqual(second, [{ id: "c", status: "sent" }]);
 });
 
 Deno.test("coalescedEmailOutbox() flushes at once when a call would pass its size limit", async () => {

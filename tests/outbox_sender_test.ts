@@ -60,7 +60,7 @@ for (const [dbName, open] of databases) {
           await fake.down();
           const { deps, waits } = senderDeps(fake, served.outbox);
           const summary = await sendOrderEmails(emails, deps);
-          assert.deepEqual(summary, { claimed: 2, sent: 0, failed: 2 });
+          assert.deepEqual(summary, { claimed: 2, sent: 0, failed: 2, dead: 0, ignored: 0 });
           assert.deepEqual(waits, [500, 500, 1000, 1000]);
           const rows = await outboxRows(db, orderIds);
           assert.deepEqual(rows.map((r) => [r.kind, r.status, r.attempts, r.provider_id]), [
@@ -114,7 +114,7 @@ for (const [dbName, open] of databases) {
         // half failed before (batch path), half left 'sending' by a sender that died (one by one)
         await db.query(
           `update public.email_outbox set status = 'failed', attempts = 1, last_error = 'resend 500',
-             claimed_at = now() - interval '2 minutes'
+             claimed_at = now() - interval '2 minutes', claim_token = null
            where order_id = any($1::uuid[]) and kind = 'buyer'`,
           [orderIds],
         );

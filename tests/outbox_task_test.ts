@@ -48,7 +48,7 @@ Deno.test({
         1,
       ]]);
       const outboxLines = printed.filter((line) => line.startsWith("outbox:"));
-      assert.match(outboxLines[1], /^outbox: claimed \d+, sent \d+, failed 0$/);
+      assert.match(outboxLines[1], /^outbox: claimed \d+, sent \d+, failed 0, dead 0, ignored 0$/);
       assert.match(printed.at(-1)!, /^housekeeping: removed \d+ idempotency keys, \d+ rate-limit windows$/);
     } finally {
       await served.close();

@@ -45,7 +45,7 @@ Deno.test("sendOrderEmails() through Resend sends both mails with recipients, Re
     const t = deps(fake.url);
     const summary = await sendOrderEmails(emails, t.deps);
 
-    assert.deepEqual(summary, { claimed: 2, sent: 2, failed: 0 });
+    assert.deepEqual(summary, { claimed: 2, sent: 2, failed: 0, dead: 0, ignored: 0 });
     assert.equal(fake.requests.length, 2);
     const byKey = new Map(fake.requests.map((r) => [r.idempotencyKey, r]));
     const buyer = byKey.get(`order/${data.orderId}/buyer`)!.body as Record<string, unknown>;
@@ -66,8 +66,18 @@ Deno.test("sendOrderEmails() through Resend sends both mails with recipients, Re
     assert.equal(t.outbox.recorded.length, 1);
     const ids = new Map(fake.delivered.map((d) => [d.to, d.id]));
     assert.deepEqual(t.outbox.recorded[0], [
-      { id: emails[0].id, attempts: 1, providerId: ids.get("asha@example.com") },
-      { id: emails[1].id, attempts: 1, providerId: ids.get("owner@example.com") },
+      {
+        id: emails[0].id,
+        claimToken: emails[0].claimToken,
+        attempts: 1,
+        providerId: ids.get("asha@example.com"),
+      },
+      {
+        id: emails[1].id,
+        claimToken: emails[1].claimToken,
+        attempts: 1,
+        providerId: ids.get("owner@example.com"),
+      },
     ]);
     assert.ok(!JSON.stringify(t.logs).includes("@"), "no address in the logs");
   });
@@ -83,7 +93,12 @@ Deno.test("sendOrderEmails() through Resend sends once after a provider 500 then
     assert.equal(fake.requests.length, 2);
     assert.equal(fake.delivered.length, 1);
     assert.deepEqual(t.waits, [500]);
-    assert.deepEqual(t.outbox.recorded, [[{ id: email.id, attempts: 2, providerId: fake.delivered[0].id }]]);
+    assert.deepEqual(t.outbox.recorded, [[{
+      id: email.id,
+      claimToken: email.claimToken,
+      attempts: 2,
+      providerId: fake.delivered[0].id,
+    }]]);
   });
 });
 
@@ -96,7 +111,12 @@ Deno.test("sendOrderEmails() through Resend waits a 429's retry-after, then send
 
     assert.deepEqual(t.waits, [2000]);
     assert.equal(fake.delivered.length, 1);
-    assert.deepEqual(t.outbox.recorded, [[{ id: email.id, attempts: 2, providerId: fake.delivered[0].id }]]);
+    assert.deepEqual(t.outbox.recorded, [[{
+      id: email.id,
+      claimToken: email.claimToken,
+      attempts: 2,
+      providerId: fake.delivered[0].id,
+    }]]);
   });
 });
 
@@ -107,7 +127,7 @@ Deno.test("sendOrderEmails() through Resend leaves a row failed with the error a
     const t = deps(fake.url);
     const summary = await sendOrderEmails([email], t.deps);
 
-    assert.deepEqual(summary, { claimed: 1, sent: 0, failed: 1 });
+    assert.deepEqual(summary, { claimed: 1, sent: 0, failed: 1, dead: 0, ignored: 0 });
     assert.deepEqual(t.waits, [500, 1000]);
     const [[result]] = t.outbox.recorded;
     assert.equal(result.attempts, 3);
@@ -219,19 +239,36 @@ Deno.test("sendOrderEmails() through Resend slower than the time-out leaves the 
       ...t.deps,
       mailer: createResendMailer({ apiKey: API_KEY, baseUrl: fake.url, timeoutMs: 50 }),
     };
-    assert.deepEqual(await sendOrderEmails([email], slowDeps), { claimed: 1, sent: 0, failed: 1 });
+    assert.deepEqual(await sendOrderEmails([email], slowDeps), {
+      claimed: 1,
+      sent: 0,
+      failed: 1,
+      dead: 0,
+      ignored: 0,
+    });
     const [[failed]] = t.outbox.recorded;
     assert.equal(failed.attempts, 3);
     assert.ok("error" in failed);
 
     // the recovery send (the drain's, with the provider fast again) carries the same idempotency key
-    assert.deepEqual(await sendOrderEmails([email], t.deps), { claimed: 1, sent: 1, failed: 0 });
+    assert.deepEqual(await sendOrderEmails([email], t.deps), {
+      claimed: 1,
+      sent: 1,
+      failed: 0,
+      dead: 0,
+      ignored: 0,
+    });
     assert.equal(fake.requests.length, 4);
     assert.deepEqual(
       new Set(fake.requests.map((r) => r.idempotencyKey)),
       new Set([`order/${email.orderId}/buyer`]),
     );
     assert.equal(fake.delivered.length, 1);
-    assert.deepEqual(t.outbox.recorded[1], [{ id: email.id, attempts: 1, providerId: fake.delivered[0].id }]);
+    assert.deepEqual(t.outbox.recorded[1], [{
+      id: email.id,
+      claimToken: email.claimToken,
+      attempts: 1,
+      providerId: fake.delivered[0].id,
+    }]);
   });
 });

@@ -115,6 +115,8 @@ for (const { name, db, defaults } of setups) {
               "select public.create_order('{}'::jsonb)",
               "select public.claim_due_emails(1, 0, 0)",
               "select public.record_email_results('[]'::jsonb)",
+              "select public.dead_emails(10)",
+              "select public.purge_expired_order_guards()",
               `select public.order_response('${crypto.randomUUID()}')`,
             ]
           ) {

@@ -57,6 +57,7 @@ export function outboxEmail(
     to: kind === "buyer" ? data.buyer.email : data.store.ownerEmail,
     replyTo: kind === "buyer" ? data.store.ownerEmail : data.buyer.email,
     attempts: 0,
+    claimToken: crypto.randomUUID(),
     payload: data,
     ...overrides,
   };

@@ -23,8 +23,12 @@ export function recordingOutbox(due: OutboxEmail[] = []): RecordingOutbox {
     },
     recordResults(results) {
       recorded.push(results);
-      return Promise.resolve();
+      // every result recorded, as failed or sent: no claim goes stale in memory
+      return Promise.resolve(
+        results.map((r) => ({ id: r.id, status: "providerId" in r ? "sent" as const : "failed" as const })),
+      );
     },
+    deadEmails: () => Promise.resolve({ total: 0, emails: [] }),
   };
 }
 

@@ -3,7 +3,7 @@
  * otherwise open its own transaction just to mark two rows sent, as costly as the order itself; results
  * that arrive within `windowMs` of each other share one `recordResults` call instead.
  */
-import type { EmailOutbox } from "./email_outbox.ts";
+import type { EmailOutbox, RecordedEmail } from "./email_outbox.ts";
 import type { EmailResult } from "./order_email.ts";
 
 /** Most results in one call (one flush starts at once when this many are waiting). */
@@ -11,13 +11,14 @@ export const MAX_RESULTS_PER_CALL = 200;
 
 interface _Waiting {
   results: EmailResult[];
-  resolve: () => void;
+  resolve: (recorded: RecordedEmail[]) => void;
   reject: (error: unknown) => void;
 }
 
 /**
  * An EmailOutbox whose `recordResults` waits up to `windowMs` for others to join one call; each caller's
- * promise settles with the call that carried its results. Claims pass straight through.
+ * promise settles with the call that carried its results, with the rows of its own results that were
+ * recorded. Claims and the dead-row report pass straight through.
  */
 export function coalescedEmailOutbox(outbox: EmailOutbox, windowMs = 5): EmailOutbox {
   let waiting: _Waiting[] = [];
@@ -31,16 +32,22 @@ export function coalescedEmailOutbox(outbox: EmailOutbox, windowMs = 5): EmailOu
     waiting = [];
     count = 0;
     outbox.recordResults(batch.flatMap((entry) => entry.results)).then(
-      () => batch.forEach((entry) => entry.resolve()),
+      (recorded) => {
+        const byId = new Map(recorded.map((row) => [row.id, row]));
+        for (const entry of batch) {
+          entry.resolve(entry.results.flatMap((result) => byId.get(result.id) ?? []));
+        }
+      },
       (error) => batch.forEach((entry) => entry.reject(error)),
     );
   };
 
   return {
     claimDue: (options) => outbox.claimDue(options),
+    deadEmails: (limit) => outbox.deadEmails(limit),
     recordResults(results) {
-      if (results.length === 0) return Promise.resolve();
-      return new Promise<void>((resolve, reject) => {
+      if (results.length === 0) return Promise.resolve([]);
+      return new Promise<RecordedEmail[]>((resolve, reject) => {
         waiting.push({ results, resolve, reject });
         count += results.length;
         if (count >= MAX_RESULTS_PER_CALL) flush();

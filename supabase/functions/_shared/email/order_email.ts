@@ -51,10 +51,12 @@ export interface OutboxEmail {
   replyTo: string | null;
   /** Attempts recorded before this claim. */
   attempts: number;
+  /** This claim's token: the sender's result is recorded only while the row is still claimed under it. */
+  claimToken: string;
   payload: OrderEmailData;
 }
 
-/** What a sender reports back for one claimed row. */
+/** What a sender reports back for one claimed row, quoting the claim it sent under. */
 export type EmailResult =
-  | { id: string; attempts: number; providerId: string }
-  | { id: string; attempts: number; error: string };
+  | { id: string; claimToken: string; attempts: number; providerId: string }
+  | { id: string; claimToken: string; attempts: number; error: string };

@@ -1,22 +1,22 @@
 /**
  * Sends outbox e-mails. Two paths share it: `sendOrderEmails` right after an order is answered (inside
- * `EdgeRuntime.waitUntil`), and `drainOutbox` for whatever that missed (`deno task outbox`). Either way a
- * row ends `sent` with the provider's id or `failed` with the error and its attempts; nothing is dropped.
+ * `EdgeRuntime.waitUntil`), and `drainOutbox` for whatever that missed (the outbox-drain function and
+ * `deno task outbox`, through `runOutboxDrain`). Either way a row ends `sent` with the provider's id, or
+ * `failed` (`dead` after its 10th failed attempt) with the error and its attempts; nothing is dropped. Each
+ * result quotes the claim it was sent under, and the outbox ignores it once that claim is no longer current.
  */
-import type { EmailOutbox } from "./email_outbox.ts";
+import type { EmailOutbox, RecordedEmail } from "./email_outbox.ts";
 import { type EmailMessage, type RenderOptions, renderOrderEmail } from "./email_templates.ts";
 import { type Mailer, orderEmailIdempotencyKey, type SendResult } from "./mailer.ts";
+import {
+  DEFAULT_RETRY,
+  retryDelay,
+  type RetryPolicy,
+  type SendContext,
+  type SendOutcome,
+  withRetry,
+} from "./send_retry.ts";
 import type { EmailResult, OutboxEmail } from "./order_email.ts";
-
-/** How often and how long a sender tries before it leaves a row to the next drain. */
-export interface RetryPolicy {
-  /** Tries per message (default 3). */
-  tries: number;
-  /** First back-off; it doubles with each try (default 500 ms). */
-  baseDelayMs: number;
-  /** A wait longer than this (a long `retry-after`) is not waited for: the row is left failed (default 10 s). */
-  maxDelayMs: number;
-}
 
 /** What the senders need; `sleep` and `log` are injectable so tests neither wait nor print. */
 export interface OutboxSenderDeps {
@@ -32,11 +32,15 @@ export interface OutboxSenderDeps {
 /** What a sender did. */
 export interface SendSummary {
   claimed: number;
+  /** Messages the provider accepted. */
   sent: number;
+  /** Messages that failed (each row `failed`, or `dead` when counted in `dead`). */
   failed: number;
+  /** Rows now dead: this failure was their 10th attempt. */
+  dead: number;
+  /** Results the outbox ignored: their claim had gone stale and another sender had claimed the row. */
+  ignored: number;
 }
-
-const _DEFAULT_RETRY: RetryPolicy = { tries: 3, baseDelayMs: 500, maxDelayMs: 10_000 };
 
 /**
  * Sends the e-mails `create_order` claimed for one order (status `sending`), each with up to `tries`
@@ -49,15 +53,16 @@ export async function sendOrderEmails(emails: OutboxEmail[], deps: OutboxSenderD
     const message = _render(email, deps.render);
     if ("error" in message) return { email, result: message.error, attempts: 1 };
     const key = orderEmailIdempotencyKey(email);
-    return { email, ...await _withRetry(() => deps.mailer.send(message, key), ctx) };
+    return { email, ...await withRetry(() => deps.mailer.send(message, key), ctx) };
   }));
   const results = outcomes.map(({ email, result, attempts }) => _emailResult(email, result, attempts, ctx));
+  let recorded: RecordedEmail[] | null = null;
   try {
-    await deps.outbox.recordResults(results);
+    recorded = await deps.outbox.recordResults(results);
   } catch (error) {
     ctx.log({ event: "email.record_failed", outboxIds: emails.map((e) => e.id), error: _describe(error) });
   }
-  return _summary(emails.length, results);
+  return _summary(emails.length, results, recorded);
 }
 
 /** Options of {@linkcode drainOutbox}. */
@@ -68,6 +73,8 @@ export interface DrainOptions {
   minAgeSeconds?: number;
   /** A `sending` row whose claim is this old is due again (default 300 s). */
   staleAfterSeconds?: number;
+  /** Stop after this many claims, so one run fits a function's wall-clock limit (default: no limit). */
+  maxRounds?: number;
 }
 
 /**
@@ -86,36 +93,22 @@ export async function drainOutbox(deps: OutboxSenderDeps, options: DrainOptions 
     minAgeSeconds: options.minAgeSeconds ?? 60,
     staleAfterSeconds: options.staleAfterSeconds ?? 300,
   };
-  const total: SendSummary = { claimed: 0, sent: 0, failed: 0 };
-  while (true) {
+  const total: SendSummary = { claimed: 0, sent: 0, failed: 0, dead: 0, ignored: 0 };
+  for (let rounds = 1;; rounds++) {
     const rows = await deps.outbox.claimDue(claim);
     if (rows.length === 0) break;
     const results = await _sendRound(rows, deps, ctx);
-    await deps.outbox.recordResults(results);
-    const round = _summary(rows.length, results);
+    const round = _summary(rows.length, results, await deps.outbox.recordResults(results));
     ctx.log({ event: "email.drain_round", ...round });
-    total.claimed += round.claimed;
-    total.sent += round.sent;
-    total.failed += round.failed;
-    if (rows.length < limit || round.sent === 0) break;
+    for (const key of Object.keys(total) as (keyof SendSummary)[]) total[key] += round[key];
+    if (rows.length < limit || round.sent === 0 || rounds >= (options.maxRounds ?? Infinity)) break;
   }
   return total;
 }
 
-interface _Context {
-  retry: RetryPolicy;
-  sleep: (ms: number) => Promise<void>;
-  log: (event: Record<string, unknown>) => void;
-}
-
-interface _Outcome {
-  result: SendResult;
-  attempts: number;
-}
-
-function _context(deps: OutboxSenderDeps): _Context {
+function _context(deps: OutboxSenderDeps): SendContext {
   return {
-    retry: { ..._DEFAULT_RETRY, ...deps.retry },
+    retry: { ...DEFAULT_RETRY, ...deps.retry },
     sleep: deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     log: deps.log ?? ((event) => console.log(JSON.stringify({ at: new Date().toISOString(), ...event }))),
   };
@@ -124,9 +117,9 @@ function _context(deps: OutboxSenderDeps): _Context {
 async function _sendRound(
   rows: OutboxEmail[],
   deps: OutboxSenderDeps,
-  ctx: _Context,
+  ctx: SendContext,
 ): Promise<EmailResult[]> {
-  const outcomes = new Map<OutboxEmail, _Outcome>();
+  const outcomes = new Map<OutboxEmail, SendOutcome>();
   const batch: { email: OutboxEmail; message: EmailMessage }[] = [];
   for (const email of rows) {
     const message = _render(email, deps.render);
@@ -134,7 +127,7 @@ async function _sendRound(
     else if (email.attempts === 0) {
       outcomes.set(
         email,
-        await _withRetry(() => deps.mailer.send(message, orderEmailIdempotencyKey(email)), ctx),
+        await withRetry(() => deps.mailer.send(message, orderEmailIdempotencyKey(email)), ctx),
       );
     } else batch.push({ email, message });
   }
@@ -149,7 +142,7 @@ async function _sendRound(
       outcomes.set(item.email, { result, attempts: attempt });
       if (!result.ok && result.retryable) retry.push(item);
     });
-    const delay = _delay(answers.filter((a) => !a.ok && a.retryable), attempt, ctx.retry);
+    const delay = retryDelay(answers.filter((a) => !a.ok && a.retryable), attempt, ctx.retry);
     if (retry.length === 0 || attempt >= ctx.retry.tries || delay === null) break;
     await ctx.sleep(delay);
     pending = retry;
@@ -160,28 +153,6 @@ async function _sendRound(
   });
 }
 
-async function _withRetry(send: () => Promise<SendResult>, ctx: _Context): Promise<_Outcome> {
-  for (let attempt = 1;; attempt++) {
-    let result: SendResult;
-    try {
-      result = await send();
-    } catch (error) {
-      result = { ok: false, error: `mailer threw: ${_describe(error)}`, retryable: true };
-    }
-    if (result.ok || !result.retryable || attempt >= ctx.retry.tries) return { result, attempts: attempt };
-    const delay = _delay([result], attempt, ctx.retry);
-    if (delay === null) return { result, attempts: attempt };
-    await ctx.sleep(delay);
-  }
-}
-
-/** The wait before the next try: the longest `retry-after` given, else exponential; null when too long. */
-function _delay(failures: SendResult[], attempt: number, policy: RetryPolicy): number | null {
-  const hinted = failures.flatMap((f) => !f.ok && f.retryAfterMs !== undefined ? [f.retryAfterMs] : []);
-  const delay = hinted.length > 0 ? Math.max(...hinted) : policy.baseDelayMs * 2 ** (attempt - 1);
-  return delay > policy.maxDelayMs ? null : delay;
-}
-
 function _render(email: OutboxEmail, options: RenderOptions): EmailMessage | { error: SendResult } {
   try {
     return renderOrderEmail(email, options);
@@ -190,19 +161,32 @@ function _render(email: OutboxEmail, options: RenderOptions): EmailMessage | { e
   }
 }
 
-function _emailResult(email: OutboxEmail, result: SendResult, attempts: number, ctx: _Context): EmailResult {
+function _emailResult(
+  email: OutboxEmail,
+  result: SendResult,
+  attempts: number,
+  ctx: SendContext,
+): EmailResult {
   const ids = { outboxId: email.id, orderId: email.orderId, kind: email.kind, attempts };
+  const claim = { id: email.id, claimToken: email.claimToken, attempts };
   if (result.ok) {
     ctx.log({ event: "email.sent", ...ids, providerId: result.providerId });
-    return { id: email.id, attempts, providerId: result.providerId };
+    return { ...claim, providerId: result.providerId };
   }
   ctx.log({ event: "email.failed", ...ids, retryable: result.retryable, error: _redact(result.error) });
-  return { id: email.id, attempts, error: result.error };
+  return { ...claim, error: result.error };
 }
 
-function _summary(claimed: number, results: EmailResult[]): SendSummary {
+/** Counts of one call; `recorded` is null when recording failed (the rows stay claimed until stale). */
+function _summary(claimed: number, results: EmailResult[], recorded: RecordedEmail[] | null): SendSummary {
   const sent = results.filter((r) => "providerId" in r).length;
-  return { claimed, sent, failed: results.length - sent };
+  return {
+    claimed,
+    sent,
+    failed: results.length - sent,
+    dead: recorded?.filter((row) => row.status === "dead").length ?? 0,
+    ignored: recorded ? results.length - recorded.length : 0,
+  };
 }
 
 function _describe(error: unknown): string {

@@ -1,6 +1,9 @@
-/** The EmailOutbox over supabase-js: `claim_due_emails` and `record_email_results` through PostgREST rpc. */
+/**
+ * The EmailOutbox over supabase-js: `claim_due_emails`, `record_email_results` and `dead_emails` through
+ * PostgREST rpc, their JSON answers checked before anything past this adapter sees them.
+ */
 import { internalError } from "../errors.ts";
-import type { ClaimOptions, EmailOutbox } from "./email_outbox.ts";
+import type { ClaimOptions, DeadEmailReport, EmailOutbox, RecordedEmail } from "./email_outbox.ts";
 import type { EmailResult, OutboxEmail } from "./order_email.ts";
 
 /**
@@ -38,9 +41,20 @@ export function supabaseEmailOutbox(client: RpcClient, timeoutMs = 10_000): Emai
       }
       return data;
     },
-    async recordResults(results: EmailResult[]): Promise<void> {
-      if (results.length === 0) return;
-      await call("record_email_results", { p_results: results });
+    async recordResults(results: EmailResult[]): Promise<RecordedEmail[]> {
+      if (results.length === 0) return [];
+      const data = await call("record_email_results", { p_results: results });
+      if (!Array.isArray(data) || !data.every(_isRecordedEmail)) {
+        throw internalError(new Error("record_email_results returned no list of recorded rows"));
+      }
+      return data;
+    },
+    async deadEmails(limit: number): Promise<DeadEmailReport> {
+      const data = await call("dead_emails", { p_limit: limit }) as Partial<DeadEmailReport> | null;
+      if (typeof data?.total !== "number" || !Array.isArray(data.emails)) {
+        throw internalError(new Error("dead_emails returned no report"));
+      }
+      return { total: data.total, emails: data.emails };
     },
   };
 }
@@ -50,5 +64,11 @@ function _isOutboxEmail(value: unknown): value is OutboxEmail {
   return typeof row === "object" && row !== null && typeof row.id === "string" &&
     typeof row.orderId === "string" && (row.kind === "buyer" || row.kind === "seller") &&
     typeof row.to === "string" && typeof row.attempts === "number" &&
-    typeof row.payload === "object" && row.payload !== null;
+    typeof row.claimToken === "string" && typeof row.payload === "object" && row.payload !== null;
+}
+
+function _isRecordedEmail(value: unknown): value is RecordedEmail {
+  const row = value as Partial<RecordedEmail> | null;
+  return typeof row === "object" && row !== null && typeof row.id === "string" &&
+    (row.status === "sent" || row.status === "failed" || row.status === "dead");
 }

@@ -1,0 +1,64 @@
+/**
+ * Wires the drain's parts from the environment: configuration, supabase-js, the outbox and purge adapters,
+ * and the mailer (Resend when RESEND_API_KEY is set), loaded on the first request.
+ */
+import { createClient } from "@supabase/supabase-js";
+import { parseConfig } from "../_shared/config.ts";
+import type { Mailer } from "../_shared/email/mailer.ts";
+import type { OutboxDrainDeps } from "../_shared/email/outbox_drain.ts";
+import { supabaseEmailOutbox } from "../_shared/email/supabase_email_outbox.ts";
+import { jsonLogger, type Logger } from "../_shared/http/log.ts";
+import { supabasePurgeExpiredGuards } from "../_shared/orders/order_guards.ts";
+import { internalError } from "../_shared/errors.ts";
+import type { OutboxDrainDependencies } from "./handler.ts";
+
+/** Parts a host (the local stack, a test) may supply instead of the defaults. */
+export interface DrainOverrides {
+  /** Builds the mailer on first use; default: Resend when RESEND_API_KEY is set, else every run is a 500. */
+  mailer?: () => Promise<Mailer>;
+  log?: Logger;
+  sleep?: (ms: number) => Promise<void>;
+  /** The fetch supabase-js uses. */
+  fetch?: typeof fetch;
+}
+
+/** Reads the environment once and builds everything the handler needs. */
+export function loadDrainDependencies(
+  env: Record<string, string | undefined> = Deno.env.toObject(),
+  overrides: DrainOverrides = {},
+): OutboxDrainDependencies {
+  const config = parseConfig(env);
+  const log = overrides.log ?? jsonLogger();
+  const client = createClient(config.supabaseUrl, config.serviceKey, {
+    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+    global: overrides.fetch ? { fetch: overrides.fetch } : undefined,
+  });
+
+  let mailer: Promise<Mailer> | undefined;
+  const loadMailer = (): Promise<Mailer> =>
+    mailer ??= overrides.mailer?.() ??
+      import("../_shared/email/resend_mailer.ts").then(({ createResendMailer }) => {
+        if (!config.resend) {
+          // no row is claimed: they stay as they are until a mailer is configured
+          throw internalError(new Error("RESEND_API_KEY is not set and no other mailer was configured"));
+        }
+        return createResendMailer(config.resend);
+      });
+
+  const outbox = supabaseEmailOutbox(client, config.databaseTimeoutMs);
+  const purgeExpiredGuards = supabasePurgeExpiredGuards(client, config.databaseTimeoutMs);
+  return {
+    config,
+    log,
+    async loadDrain(): Promise<OutboxDrainDeps> {
+      return {
+        mailer: await loadMailer(),
+        outbox,
+        purgeExpiredGuards,
+        render: { from: config.emailFrom, trackingUrlTemplate: config.trackingUrlTemplate },
+        log,
+        ...(overrides.sleep ? { sleep: overrides.sleep } : {}),
+      };
+    },
+  };
+}

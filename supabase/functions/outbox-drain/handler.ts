@@ -1,0 +1,40 @@
+/**
+ * POST /outbox-drain: one run of the outbox drain (send what is due, report dead rows, purge expired
+ * guards), for pg_cron every minute. Service and secret keys only: the shared frame answers 401 to any
+ * other key, and does the method, limits, errors and the log line.
+ */
+import type { Config } from "../_shared/config.ts";
+import { type OutboxDrainDeps, runOutboxDrain } from "../_shared/email/outbox_drain.ts";
+import type { Logger } from "../_shared/http/log.ts";
+import { type JsonReply, type RequestContext, serveFunction } from "../_shared/http/serve_function.ts";
+import { parseDrainRequest } from "./request_schema.ts";
+
+/** What the handler is built from; tests hand in their own mailer and outbox through `loadDrain`. */
+export interface OutboxDrainDependencies {
+  config: Pick<Config, "apiKeys" | "allowedOrigins">;
+  /** The drain's parts, mailer included; rejects when no mailer is configured, before any row is claimed. */
+  loadDrain: () => Promise<OutboxDrainDeps>;
+  log: Logger;
+  newRequestId?: () => string;
+}
+
+/** Builds the outbox-drain handler: a plain `(Request, ConnectionInfo?) => Promise<Response>`. */
+export function outboxDrainHandler(deps: OutboxDrainDependencies) {
+  return serveFunction({
+    name: "outbox_drain",
+    methods: ["POST"],
+    access: "service",
+    config: deps.config,
+    log: deps.log,
+    newRequestId: deps.newRequestId,
+    handle: (context) => _drain(context, deps),
+  });
+}
+
+async function _drain(context: RequestContext, deps: OutboxDrainDependencies): Promise<JsonReply> {
+  const options = parseDrainRequest(await context.readBody());
+  const report = await runOutboxDrain(await deps.loadDrain(), options);
+  const { claimed, sent, failed, dead, ignored } = report.emails;
+  context.annotate({ claimed, sent, failed, dead, ignored, deadTotal: report.deadEmails.total });
+  return { status: 200, body: report };
+}

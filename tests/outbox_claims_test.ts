@@ -1,0 +1,139 @@
+/**
+ * The outbox's claim tokens and dead rows in SQL (contract, "The outbox on Supabase"): only a row's current
+ * claimer records its result, and after 10 failed attempts a row is dead, kept and never claimed again.
+ * Called through supabase-js and the PostgREST stand-in as the senders call them, on PGlite and PostgreSQL.
+ */
+import assert from "node:assert/strict";
+import type { EmailResult, OutboxEmail } from "../supabase/functions/_shared/email/order_email.ts";
+import { createTestStore } from "./support/catalogue.ts";
+import { testDatabases } from "./support/databases.ts";
+import { createOrderWithEmails, serveOutbox } from "./support/outbox_orders.ts";
+
+const NOW = { limit: 100, minAgeSeconds: 0, staleAfterSeconds: 0 };
+
+function failure(email: OutboxEmail, attempts = 1, claimToken = email.claimToken): EmailResult {
+  return { id: email.id, claimToken, attempts, error: "resend 422 validation_error" };
+}
+
+for (const { name, db } of await testDatabases()) {
+  const test = (title: string, fn: () => Promise<void>) =>
+    Deno.test({ name: `[${name}] ${title}`, sanitizeOps: false, sanitizeResources: false, fn });
+
+  /** The rows of these e-mails: status, attempts, claim token and provider id. */
+  const rowsOf = (emails: OutboxEmail[]) =>
+    db.query<
+      { id: string; status: string; attempts: number; claim_token: string | null; provider_id: string | null }
+    >(
+      `select id::text, status, attempts, claim_token::text, provider_id from public.email_outbox
+       where id = any($1::uuid[]) order by kind`,
+      [emails.map((e) => e.id)],
+    );
+
+  test("create_order() claims its two e-mails under a claim token each, the one the rows hold", async () => {
+    const store = await createTestStore(db);
+    const emails = await createOrderWithEmails(db, store);
+    const rows = await rowsOf(emails);
+    assert.deepEqual(
+      rows.map((r) => [r.status, r.claim_token]),
+      emails.map((e) => ["sending", e.claimToken]),
+    );
+    assert.match(emails[0].claimToken, /^[0-9a-f-]{36}$/);
+    assert.notEqual(emails[0].claimToken, emails[1].claimToken);
+  });
+
+  test("record_email_results() ignores a stale claimer's late result; the current claimer's stands", async () => {
+    const store = await createTestStore(db);
+    const served = serveOutbox(db);
+    try {
+      const stale = await createOrderWithEmails(db, store); // the request path's claim, then it stalls
+      const ours = (rows: OutboxEmail[]) => rows.filter((row) => stale.some((e) => e.id === row.id));
+      const current = ours(await served.outbox.claimDue(NOW)); // a drain re-claims the rows
+      assert.equal(current.length, 2);
+      assert.ok(current.every((row) => !stale.some((e) => e.claimToken === row.claimToken)));
+
+      // the stale claimer answers while the drain is still sending: ignored, the drain's claim untouched
+      assert.deepEqual(await served.outbox.recordResults(stale.map((e) => failure(e))), []);
+      assert.deepEqual(
+        (await rowsOf(stale)).map((r) => [r.status, r.attempts, r.claim_token]),
+        current.sort((a, b) => a.kind.localeCompare(b.kind)).map((e) => ["sending", 0, e.claimToken]),
+      );
+
+      const recorded = await served.outbox.recordResults(
+        current.map((e) => ({ id: e.id, claimToken: e.claimToken, attempts: 1, providerId: `p-${e.kind}` })),
+      );
+      assert.deepEqual(recorded.map((r) => r.status), ["sent", "sent"]);
+      // and once more after the drain recorded: still ignored, the row stays sent with the drain's id
+      assert.deepEqual(await served.outbox.recordResults(stale.map((e) => failure(e))), []);
+      assert.deepEqual(
+        (await rowsOf(stale)).map((r) => [r.status, r.attempts, r.claim_token, r.provider_id]),
+        [
+          ["sent", 1, null, "p-buyer"],
+          ["sent", 1, null, "p-seller"],
+        ],
+      );
+    } finally {
+      await served.close();
+    }
+  });
+
+  test("record_email_results() makes a row dead at its 10th failed attempt; claim_due_emails() never claims it again", async () => {
+    const store = await createTestStore(db);
+    const served = serveOutbox(db);
+    try {
+      const [buyer, seller] = await createOrderWithEmails(db, store);
+      assert.deepEqual(
+        await served.outbox.recordResults([failure(buyer, 3), failure(seller, 3)]),
+        [
+          { id: buyer.id, status: "failed" },
+          { id: seller.id, status: "failed" },
+        ].sort((a, b) => a.id.localeCompare(b.id)),
+      );
+
+      for (let failures = 4; failures <= 10; failures++) {
+        const claimed = (await served.outbox.claimDue(NOW)).filter((row) => row.orderId === buyer.orderId)
+          .sort((a, b) => a.kind.localeCompare(b.kind));
+        assert.deepEqual(claimed.map((row) => [row.kind, row.attempts]), [["buyer", failures - 1], [
+          "seller",
+          failures - 1,
+        ]]);
+        const [b, s] = claimed;
+        // the seller's mail goes through at the 10th try; the buyer's fails a 10th time
+        const results = failures === 10
+          ? [failure(b), { id: s.id, claimToken: s.claimToken, attempts: 1, providerId: "p-seller" }]
+          : [failure(b), failure(s)];
+        const recorded = await served.outbox.recordResults(results);
+        const expected = failures === 10 ? ["dead", "sent"] : ["failed", "failed"];
+        assert.deepEqual([b, s].map((row) => recorded.find((r) => r.id === row.id)?.status), expected);
+      }
+      assert.deepEqual((await rowsOf([buyer, seller])).map((r) => [r.status, r.attempts, r.claim_token]), [
+        ["dead", 10, null],
+        ["sent", 10, null],
+      ]);
+      const again = await served.outbox.claimDue(NOW);
+      assert.equal(
+        again.filter((row) => row.orderId === buyer.orderId).length,
+        0,
+        "a dead row is never claimed",
+      );
+      const dead = await served.outbox.deadEmails(1000);
+      assert.ok(dead.total >= 1);
+      assert.deepEqual(
+        dead.emails.filter((e) => e.orderId === buyer.orderId).map((e) => [e.id, e.kind, e.attempts]),
+        [
+          [buyer.id, "buyer", 10],
+        ],
+      );
+    } finally {
+      await served.close();
+    }
+  });
+
+  test("email_outbox refuses a 'sending' row without a claim token", async () => {
+    const store = await createTestStore(db);
+    const [buyer] = await createOrderWithEmails(db, store);
+    await assert.rejects(
+      db.query("update public.email_outbox set claim_token = null where id = $1", [buyer.id]),
+      (error: { code?: string }) => error.code === "23514",
+    );
+  });
+}
