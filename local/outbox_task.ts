@@ -7,8 +7,8 @@
  *
  *   deno task outbox [--min-age=<seconds, default 60>] [--stale-after=<seconds, default 300>]
  */
-import { createClient } from "@supabase/supabase-js";
 import { parseConfig } from "../supabase/functions/_shared/config.ts";
+import { createDatabaseClient } from "../supabase/functions/_shared/database_client.ts";
 import type { Mailer } from "../supabase/functions/_shared/email/mailer.ts";
 import { type DrainReport, runOutboxDrain } from "../supabase/functions/_shared/email/outbox_drain.ts";
 import { createResendMailer } from "../supabase/functions/_shared/email/resend_mailer.ts";
@@ -36,9 +36,7 @@ export async function runOutboxTask(
     ((event) => console.error(JSON.stringify({ at: new Date().toISOString(), ...event })));
   const mailer = io.mailer ??
     (config.resend ? createResendMailer(config.resend) : createFileMailer({ log }));
-  const client = createClient(config.supabaseUrl, config.serviceKey, {
-    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
-  });
+  const client = createDatabaseClient(config.supabaseUrl, config.serviceKey);
   const report = await runOutboxDrain({
     mailer,
     outbox: supabaseEmailOutbox(client, config.databaseTimeoutMs),

@@ -2,9 +2,9 @@
  * Orders with outbox rows in a real database, and the PostgREST stand-in served on its own port so the
  * senders reach the outbox through supabase-js exactly as deployed.
  */
-import { createClient } from "@supabase/supabase-js";
 import { createRpcRoute } from "../../local/postgrest_rpc.ts";
 import type { SqlDatabase } from "../../local/sql_database.ts";
+import { createDatabaseClient } from "../../supabase/functions/_shared/database_client.ts";
 import type { OutboxEmail } from "../../supabase/functions/_shared/email/order_email.ts";
 import { supabaseEmailOutbox } from "../../supabase/functions/_shared/email/supabase_email_outbox.ts";
 import type { TestStore } from "./catalogue.ts";
@@ -19,7 +19,7 @@ export function serveOutbox(db: SqlDatabase) {
     return match ? rpc(request, match[1]) : new Response("no route", { status: 404 });
   });
   const url = `http://127.0.0.1:${server.addr.port}`;
-  const client = createClient(url, SERVICE_KEY, { auth: { persistSession: false, autoRefreshToken: false } });
+  const client = createDatabaseClient(url, SERVICE_KEY);
   return {
     url,
     serviceKey: SERVICE_KEY,

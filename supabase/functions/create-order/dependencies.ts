@@ -3,8 +3,8 @@
  * e-mail sender that loads the mailer (and the Resend SDK) only when an order first needs it, so a cold
  * start pays for neither.
  */
-import { createClient } from "@supabase/supabase-js";
 import { parseConfig } from "../_shared/config.ts";
+import { createDatabaseClient } from "../_shared/database_client.ts";
 import { jsonLogger, type Logger } from "../_shared/http/log.ts";
 import type { EmailOutbox } from "../_shared/email/email_outbox.ts";
 import type { Mailer } from "../_shared/email/mailer.ts";
@@ -37,10 +37,7 @@ export function loadDependencies(
 ): CreateOrderDependencies {
   const config = parseConfig(env);
   const log = overrides.log ?? jsonLogger();
-  const client = createClient(config.supabaseUrl, config.serviceKey, {
-    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
-    global: overrides.fetch ? { fetch: overrides.fetch } : undefined,
-  });
+  const client = createDatabaseClient(config.supabaseUrl, config.serviceKey, overrides.fetch);
 
   let mailer: Promise<Mailer> | undefined;
   const loadMailer = (): Promise<Mailer> =>

@@ -2,8 +2,8 @@
  * Wires the drain's parts from the environment: configuration, supabase-js, the outbox and purge adapters,
  * and the mailer (Resend when RESEND_API_KEY is set), loaded on the first request.
  */
-import { createClient } from "@supabase/supabase-js";
 import { parseConfig } from "../_shared/config.ts";
+import { createDatabaseClient } from "../_shared/database_client.ts";
 import type { Mailer } from "../_shared/email/mailer.ts";
 import type { OutboxDrainDeps } from "../_shared/email/outbox_drain.ts";
 import { supabaseEmailOutbox } from "../_shared/email/supabase_email_outbox.ts";
@@ -29,10 +29,7 @@ export function loadDrainDependencies(
 ): OutboxDrainDependencies {
   const config = parseConfig(env);
   const log = overrides.log ?? jsonLogger();
-  const client = createClient(config.supabaseUrl, config.serviceKey, {
-    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
-    global: overrides.fetch ? { fetch: overrides.fetch } : undefined,
-  });
+  const client = createDatabaseClient(config.supabaseUrl, config.serviceKey, overrides.fetch);
 
   let mailer: Promise<Mailer> | undefined;
   const loadMailer = (): Promise<Mailer> =>

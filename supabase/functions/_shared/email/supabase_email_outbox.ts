@@ -2,26 +2,21 @@
  * The EmailOutbox over supabase-js: `claim_due_emails`, `record_email_results` and `dead_emails` through
  * PostgREST rpc, their JSON answers checked before anything past this adapter sees them.
  */
+import type { DatabaseClient } from "../database_client.ts";
 import { internalError } from "../errors.ts";
 import type { ClaimOptions, DeadEmailReport, EmailOutbox, RecordedEmail } from "./email_outbox.ts";
 import type { EmailResult, OutboxEmail } from "./order_email.ts";
 
-/**
- * The one supabase-js member this adapter uses. A `SupabaseClient` fits it; tests may hand in less.
- */
-export interface RpcClient {
-  rpc(
-    fn: string,
-    args: Record<string, unknown>,
-  ): { abortSignal(signal: AbortSignal): PromiseLike<{ data: unknown; error: unknown }> };
-}
-
 /** An EmailOutbox calling the outbox's SQL functions, giving up on a call after `timeoutMs`. */
-export function supabaseEmailOutbox(client: RpcClient, timeoutMs = 10_000): EmailOutbox {
-  async function call(fn: string, args: Record<string, unknown>): Promise<unknown> {
+export function supabaseEmailOutbox(client: DatabaseClient, timeoutMs = 10_000): EmailOutbox {
+  /** Runs one typed rpc call with the time limit; its data, or an OrderError (INTERNAL_ERROR). */
+  async function call(
+    fn: string,
+    request: (signal: AbortSignal) => PromiseLike<{ data: unknown; error: unknown }>,
+  ): Promise<unknown> {
     let result;
     try {
-      result = await client.rpc(fn, args).abortSignal(AbortSignal.timeout(timeoutMs));
+      result = await request(AbortSignal.timeout(timeoutMs));
     } catch (error) {
       throw internalError(error, `${fn} failed`);
     }
@@ -31,11 +26,12 @@ export function supabaseEmailOutbox(client: RpcClient, timeoutMs = 10_000): Emai
 
   return {
     async claimDue(options: ClaimOptions): Promise<OutboxEmail[]> {
-      const data = await call("claim_due_emails", {
-        p_limit: options.limit,
-        p_min_age_seconds: options.minAgeSeconds,
-        p_stale_after_seconds: options.staleAfterSeconds,
-      });
+      const data = await call("claim_due_emails", (signal) =>
+        client.rpc("claim_due_emails", {
+          p_limit: options.limit,
+          p_min_age_seconds: options.minAgeSeconds,
+          p_stale_after_seconds: options.staleAfterSeconds,
+        }).abortSignal(signal));
       if (!Array.isArray(data) || !data.every(_isOutboxEmail)) {
         throw internalError(new Error("claim_due_emails returned no list of outbox messages"));
       }
@@ -43,14 +39,22 @@ export function supabaseEmailOutbox(client: RpcClient, timeoutMs = 10_000): Emai
     },
     async recordResults(results: EmailResult[]): Promise<RecordedEmail[]> {
       if (results.length === 0) return [];
-      const data = await call("record_email_results", { p_results: results });
+      const data = await call(
+        "record_email_results",
+        (signal) => client.rpc("record_email_results", { p_results: results }).abortSignal(signal),
+      );
       if (!Array.isArray(data) || !data.every(_isRecordedEmail)) {
         throw internalError(new Error("record_email_results returned no list of recorded rows"));
       }
       return data;
     },
     async deadEmails(limit: number): Promise<DeadEmailReport> {
-      const data = await call("dead_emails", { p_limit: limit }) as Partial<DeadEmailReport> | null;
+      const data = await call(
+        "dead_emails",
+        (signal) => client.rpc("dead_emails", { p_limit: limit }).abortSignal(signal),
+      ) as
+        | Partial<DeadEmailReport>
+        | null;
       if (typeof data?.total !== "number" || !Array.isArray(data.emails)) {
         throw internalError(new Error("dead_emails returned no report"));
       }

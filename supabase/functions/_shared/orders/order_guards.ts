@@ -4,7 +4,7 @@
  * and supabase-js adapter.
  */
 import { internalError } from "../errors.ts";
-import type { RpcClient } from "../email/supabase_email_outbox.ts";
+import type { DatabaseClient } from "../database_client.ts";
 
 /** How many expired rows a purge removed. */
 export interface PurgeCounts {
@@ -16,7 +16,7 @@ export interface PurgeCounts {
 export type PurgeExpiredGuards = () => Promise<PurgeCounts>;
 
 /** `purge_expired_order_guards` through PostgREST rpc, giving up after `timeoutMs`. */
-export function supabasePurgeExpiredGuards(client: RpcClient, timeoutMs = 10_000): PurgeExpiredGuards {
+export function supabasePurgeExpiredGuards(client: DatabaseClient, timeoutMs = 10_000): PurgeExpiredGuards {
   return async () => {
     let result;
     try {
