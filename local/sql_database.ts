@@ -18,7 +18,10 @@ export interface SqlDatabase extends SqlSession {
   exec(script: string): Promise<void>;
   /** Runs a script of statements in one transaction: all of it or none. */
   execTransaction(script: string): Promise<void>;
-  /** Runs `work` in one transaction under `set local role <role>`, as PostgREST does per request. */
+  /**
+   * Runs `work` in one transaction under `set local role <role>` and the role's statement timeout
+   * ({@linkcode API_ROLE_STATEMENT_TIMEOUT_MS}), as PostgREST does per request on Supabase.
+   */
   asRole<T>(role: string, work: (session: SqlSession) => Promise<T>): Promise<T>;
   /**
    * Runs one statement as {@linkcode SqlDatabase.asRole} does (its own transaction, `set local role`),
@@ -30,11 +33,25 @@ export interface SqlDatabase extends SqlSession {
 
 const ROLE_NAME = /^[a-z_][a-z0-9_]*$/;
 
+/**
+ * The statement timeouts Supabase gives the API roles, which PostgREST applies per request: anon 3 s,
+ * authenticated 8 s, and service_role none of its own, so the authenticator's 8 s.
+ */
+export const API_ROLE_STATEMENT_TIMEOUT_MS: Readonly<Record<string, number>> = {
+  anon: 3_000,
+  authenticated: 8_000,
+  service_role: 8_000,
+};
+
+// one statement (it pipelines): the role, and the role's statement timeout where Supabase sets one
 function _roleStatement(role: string): string {
   if (!ROLE_NAME.test(role)) {
     throw new Error(`role must be a plain SQL identifier: got ${JSON.stringify(role)}`);
   }
-  return `set local role ${role}`;
+  const timeout = API_ROLE_STATEMENT_TIMEOUT_MS[role];
+  return `select set_config('role', '${role}', true)${
+    timeout ? `, set_config('statement_timeout', '${timeout}', true)` : ""
+  }`;
 }
 
 /** Wraps an open PGlite. Its one connection serialises transactions, which PGlite does itself. */

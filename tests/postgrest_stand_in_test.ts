@@ -144,4 +144,39 @@ for (const { name, db } of await testDatabases()) {
       }
     },
   });
+
+  Deno.test({
+    name:
+      `[${name}] POST /rest/v1/rpc runs each API role under Supabase's statement timeout: anon 3 s, service_role 8 s`,
+    sanitizeOps: false,
+    sanitizeResources: false,
+    async fn() {
+      await db.exec(`
+        create or replace function public.statement_timeout_probe() returns text
+        language sql set search_path = '' as $$ select current_setting('statement_timeout') $$;
+        grant execute on function public.statement_timeout_probe() to anon, service_role;`);
+      const rpc = createRpcRoute(db, KEYS);
+      const timeoutFor = async (key: string) => {
+        const res = await rpc(
+          new Request("http://stand-in/rest/v1/rpc/statement_timeout_probe", {
+            method: "POST",
+            headers: { apikey: key, "Content-Type": "application/json" },
+            body: "{}",
+          }),
+          "statement_timeout_probe",
+        );
+        assert.equal(res.status, 200);
+        return await res.json();
+      };
+      try {
+        // above the functions' default DATABASE_TIMEOUT_MS (6000), so their own budget fires first
+        assert.deepEqual([await timeoutFor("sb_publishable_a"), await timeoutFor("sb_secret_s")], [
+          "3s",
+          "8s",
+        ]);
+      } finally {
+        await db.exec("drop function public.statement_timeout_probe()");
+      }
+    },
+  });
 }

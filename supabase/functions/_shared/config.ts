@@ -122,7 +122,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
         baseUrl: env.RESEND_BASE_URL ? _url("RESEND_BASE_URL", env.RESEND_BASE_URL) : undefined,
       }
       : null,
-    databaseTimeoutMs: _positiveInt(env, "DATABASE_TIMEOUT_MS", 10_000),
+    databaseTimeoutMs: _positiveInt(env, "DATABASE_TIMEOUT_MS", 6_000),
     rateLimits: {
       perIp: {
         limit: _positiveInt(env, "RATE_LIMIT_PER_IP", 120),

@@ -1,0 +1,44 @@
+/**
+ * What a Supabase user expects beside the functions: `supabase/functions/.env.example` naming every variable
+ * they read, `.env` files kept out of git, and the CLI's own `supabase/.gitignore` entries.
+ */
+import assert from "node:assert/strict";
+
+const ROOT = new URL("../", import.meta.url);
+
+/** The environment variables `_shared/config.ts` reads: `env.NAME` and helpers called with `env, "NAME"`. */
+async function variablesReadByConfig(): Promise<string[]> {
+  const source = await Deno.readTextFile(new URL("supabase/functions/_shared/config.ts", ROOT));
+  const names = [
+    ...source.matchAll(/\benv\.([A-Z][A-Z0-9_]+)/g),
+    ...source.matchAll(/\benv,\s*"([A-Z][A-Z0-9_]+)"/g),
+  ].map((match) => match[1]);
+  return [...new Set(names)].sort();
+}
+
+Deno.test("supabase/functions/.env.example names every variable _shared/config.ts reads", async () => {
+  const example = await Deno.readTextFile(new URL("supabase/functions/.env.example", ROOT));
+  const named = new Set([...example.matchAll(/^#? ?([A-Z][A-Z0-9_]+)=/gm)].map((match) => match[1]));
+  const read = await variablesReadByConfig();
+  assert.ok(read.length >= 15, `found ${read.length} variables in config.ts`);
+  assert.deepEqual(read.filter((name) => !named.has(name)), [], "missing from .env.example");
+  assert.ok(read.includes("SUPABASE_SECRET_KEYS") && read.includes("DATABASE_TIMEOUT_MS"));
+});
+
+async function gitIgnores(path: string): Promise<boolean> {
+  const { code } = await new Deno.Command("git", { args: ["check-ignore", "-q", path], cwd: ROOT }).output();
+  return code === 0;
+}
+
+Deno.test(".gitignore keeps .env files out of git, but not .env.example", async () => {
+  assert.equal(await gitIgnores("supabase/functions/.env"), true);
+  assert.equal(await gitIgnores(".env"), true);
+  assert.equal(await gitIgnores("supabase/functions/.env.production"), true);
+  assert.equal(await gitIgnores("supabase/functions/.env.example"), false);
+});
+
+Deno.test("supabase/.gitignore ignores the CLI's .branches and .temp", async () => {
+  const lines = (await Deno.readTextFile(new URL("supabase/.gitignore", ROOT))).split("\n");
+  for (const entry of [".branches", ".temp"]) assert.ok(lines.includes(entry), entry);
+  assert.equal(await gitIgnores("supabase/.temp/cli-latest"), true);
+});
