@@ -14,11 +14,12 @@ export interface OrderLine {
   emails: string | null;
 }
 
-/** One e-mail that will not be sent automatically any more (its 10th attempt failed). */
+/** One e-mail that will not be sent automatically any more (its 10th send failed). */
 export interface DeadEmailLine {
   outbox_id: string;
   order_number: string | null;
   kind: string;
+  failures: number;
   attempts: number;
   last_error: string | null;
   last_tried_at: Date | string;
@@ -41,7 +42,8 @@ export function latestOrders(db: SqlSession, limit: number): Promise<OrderLine[]
 /** Every dead e-mail (newest first, at most `limit`), with its last error: a person decides what next. */
 export function deadEmails(db: SqlSession, limit: number): Promise<DeadEmailLine[]> {
   return db.query<DeadEmailLine>(
-    `select e.id::text as outbox_id, o.order_number, e.kind, e.attempts, left(e.last_error, 200) as last_error,
+    `select e.id::text as outbox_id, o.order_number, e.kind, e.failures, e.attempts,
+       left(e.last_error, 200) as last_error,
        e.updated_at as last_tried_at
      from public.email_outbox e join public.orders o on o.id = e.order_id
      where e.status = 'dead'

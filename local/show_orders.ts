@@ -34,11 +34,11 @@ try {
     console.log(
       `dead e-mails (${dead.length}${
         dead.length === 50 ? "+" : ""
-      }): their 10th attempt failed, no drain sends them again.`,
+      }): their 10th send failed, no drain sends them again.`,
     );
     console.table(dead);
     console.log(
-      "To send one again once its cause is fixed: update public.email_outbox set status = 'failed', attempts = 0 where id = '<outbox_id>';",
+      "To send one again once its cause is fixed: update public.email_outbox set status = 'failed', failures = 0 where id = '<outbox_id>';",
     );
   }
 } finally {

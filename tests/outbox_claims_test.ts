@@ -76,38 +76,40 @@ for (const { name, db } of await testDatabases()) {
     }
   });
 
-  test("record_email_results() makes a row dead at its 10th failed attempt; claim_due_emails() never claims it again", async () => {
+  test("record_email_results() makes a row dead at its 10th failed send; claim_due_emails() never claims it again", async () => {
     const store = await createTestStore(db);
     const served = serveOutbox(db);
     try {
       const [buyer, seller] = await createOrderWithEmails(db, store);
+      // the request path's send: 3 tries to the provider, one failed send
       assert.deepEqual(
-        await served.outbox.recordResults([failure(buyer, 3), failure(seller, 3)]),
-        [
-          { id: buyer.id, status: "failed" },
-          { id: seller.id, status: "failed" },
-        ].sort((a, b) => a.id.localeCompare(b.id)),
+        (await served.outbox.recordResults([failure(buyer, 3), failure(seller, 3)])).map((r) => r.status),
+        ["failed", "failed"],
       );
 
-      for (let failures = 4; failures <= 10; failures++) {
+      for (let send = 2; send <= 10; send++) {
         const claimed = (await served.outbox.claimDue(NOW)).filter((row) => row.orderId === buyer.orderId)
           .sort((a, b) => a.kind.localeCompare(b.kind));
-        assert.deepEqual(claimed.map((row) => [row.kind, row.attempts]), [["buyer", failures - 1], [
+        assert.deepEqual(claimed.map((row) => [row.kind, row.attempts]), [["buyer", send + 1], [
           "seller",
-          failures - 1,
+          send + 1,
         ]]);
         const [b, s] = claimed;
-        // the seller's mail goes through at the 10th try; the buyer's fails a 10th time
-        const results = failures === 10
+        // the seller's mail goes through at the 10th send; the buyer's fails a 10th time
+        const results = send === 10
           ? [failure(b), { id: s.id, claimToken: s.claimToken, attempts: 1, providerId: "p-seller" }]
           : [failure(b), failure(s)];
         const recorded = await served.outbox.recordResults(results);
-        const expected = failures === 10 ? ["dead", "sent"] : ["failed", "failed"];
+        const expected = send === 10 ? ["dead", "sent"] : ["failed", "failed"];
         assert.deepEqual([b, s].map((row) => recorded.find((r) => r.id === row.id)?.status), expected);
       }
-      assert.deepEqual((await rowsOf([buyer, seller])).map((r) => [r.status, r.attempts, r.claim_token]), [
-        ["dead", 10, null],
-        ["sent", 10, null],
+      const rows = await db.query<{ status: string; failures: number; attempts: number; claim_token: null }>(
+        `select status, failures, attempts, claim_token from public.email_outbox where order_id = $1 order by kind`,
+        [buyer.orderId],
+      );
+      assert.deepEqual(rows.map((r) => [r.status, r.failures, r.attempts, r.claim_token]), [
+        ["dead", 10, 12, null],
+        ["sent", 9, 12, null],
       ]);
       const again = await served.outbox.claimDue(NOW);
       assert.equal(
@@ -118,11 +120,55 @@ for (const { name, db } of await testDatabases()) {
       const dead = await served.outbox.deadEmails(1000);
       assert.ok(dead.total >= 1);
       assert.deepEqual(
-        dead.emails.filter((e) => e.orderId === buyer.orderId).map((e) => [e.id, e.kind, e.attempts]),
-        [
-          [buyer.id, "buyer", 10],
-        ],
+        dead.emails.filter((e) => e.orderId === buyer.orderId).map((
+          e,
+        ) => [e.id, e.kind, e.failures, e.attempts]),
+        [[buyer.id, "buyer", 10, 12]],
       );
+    } finally {
+      await served.close();
+    }
+  });
+
+  test("claim_due_emails() waits longer after each failed send: the minimum age doubles per failure", async () => {
+    const store = await createTestStore(db);
+    const served = serveOutbox(db);
+    try {
+      const [buyer] = await createOrderWithEmails(db, store);
+      await served.outbox.recordResults([failure(buyer)]);
+      const due = async (failures: number, lastSendMinutesAgo: number) => {
+        await db.query(
+          `update public.email_outbox set failures = $2, claimed_at = now() - make_interval(secs => $3)
+           where id = $1`,
+          [buyer.id, failures, lastSendMinutesAgo * 60],
+        );
+        const claimed = await served.outbox.claimDue({
+          limit: 100,
+          minAgeSeconds: 60,
+          staleAfterSeconds: 300,
+        });
+        const ours = claimed.find((row) => row.id === buyer.id);
+        if (ours) {
+          // hand the claim back as a failure that does not count, so the next case starts from 'failed'
+          await db.query(
+            "update public.email_outbox set status = 'failed', claim_token = null where id = $1",
+            [buyer.id],
+          );
+        }
+        return ours !== undefined;
+      };
+      // [failures so far, minutes since the last send, due?]: 1 → 1 min, 3 → 4 min, 9 and more → 256 min
+      const cases: [number, number, boolean][] = [
+        [1, 0.5, false],
+        [1, 1.5, true],
+        [3, 3, false],
+        [3, 5, true],
+        [9, 250, false],
+        [9, 260, true],
+      ];
+      for (const [failures, minutes, expected] of cases) {
+        assert.equal(await due(failures, minutes), expected, `${failures} failures, ${minutes} min ago`);
+      }
     } finally {
       await served.close();
     }

@@ -116,7 +116,7 @@ for (const { name, db } of await testDatabases()) {
     }
   });
 
-  test("POST outbox-drain marks a row dead after its tenth failed attempt, reports it, and never sends it again", async () => {
+  test("POST outbox-drain marks a row dead at its tenth failed send, reports it, and never sends it again", async () => {
     const store = await createTestStore(db);
     const fake = startFakeResend();
     const stack = await startTestStack({
@@ -155,10 +155,13 @@ for (const { name, db } of await testDatabases()) {
       assert.deepEqual(after.emails, { claimed: 0, sent: 0, failed: 0, dead: 0, ignored: 0 });
       assert.equal(fake.requests.length, requestsBefore, "a dead row is not sent again");
       const listed = after.deadEmails.emails.filter((e: { orderId: string }) => e.orderId === order.orderId);
-      assert.deepEqual(listed.map((e: { kind: string; attempts: number }) => [e.kind, e.attempts]).sort(), [
-        ["buyer", 10],
-        ["seller", 10],
-      ]);
+      assert.deepEqual(
+        listed.map((
+          e: { kind: string; failures: number; attempts: number },
+        ) => [e.kind, e.failures, e.attempts])
+          .sort(),
+        [["buyer", 10, 10], ["seller", 10, 10]],
+      );
       assert.ok(after.deadEmails.total >= 2);
       assert.ok(!JSON.stringify(after).includes("@"), "no address in the report");
     } finally {

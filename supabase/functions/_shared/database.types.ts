@@ -15,6 +15,7 @@ export type Database = {
           claim_token: string | null
           claimed_at: string | null
           created_at: string
+          failures: number
           id: string
           kind: string
           last_error: string | null
@@ -32,6 +33,7 @@ export type Database = {
           claim_token?: string | null
           claimed_at?: string | null
           created_at?: string
+          failures?: number
           id?: string
           kind: string
           last_error?: string | null
@@ -49,6 +51,7 @@ export type Database = {
           claim_token?: string | null
           claimed_at?: string | null
           created_at?: string
+          failures?: number
           id?: string
           kind?: string
           last_error?: string | null

@@ -5,13 +5,13 @@ import type { EmailResult, OutboxEmail } from "./order_email.ts";
 export interface ClaimOptions {
   /** At most this many rows (one provider batch). */
   limit: number;
-  /** Pending and failed rows are due this long after they were written or last tried. */
+  /** Pending rows are due this long after they were written; failed rows this long, doubled per failure. */
   minAgeSeconds: number;
   /** Rows still `sending` this long after their claim belong to a sender that died; they are due again. */
   staleAfterSeconds: number;
 }
 
-/** A row whose result was recorded, with the status it now has (`dead` after its 10th failed attempt). */
+/** A row whose result was recorded, with the status it now has (`dead` after its 10th failed send). */
 export interface RecordedEmail {
   id: string;
   status: "sent" | "failed" | "dead";
@@ -22,6 +22,9 @@ export interface DeadEmail {
   id: string;
   orderId: string;
   kind: "buyer" | "seller";
+  /** Sends that failed (10). */
+  failures: number;
+  /** Requests to the provider, retries included. */
   attempts: number;
   lastTriedAt: string;
 }

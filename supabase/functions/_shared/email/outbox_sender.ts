@@ -36,7 +36,7 @@ export interface SendSummary {
   sent: number;
   /** Messages that failed (each row `failed`, or `dead` when counted in `dead`). */
   failed: number;
-  /** Rows now dead: this failure was their 10th attempt. */
+  /** Rows now dead: this failure was their 10th failed send. */
   dead: number;
   /** Results the outbox ignored: their claim had gone stale and another sender had claimed the row. */
   ignored: number;
