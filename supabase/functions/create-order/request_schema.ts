@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { type FieldIssue, OrderError } from "../_shared/errors.ts";
 import { ISO_3166_ALPHA2 } from "../_shared/orders/iso_countries.ts";
-import { MAX_AMOUNT_MINOR, toMinorUnits } from "../_shared/orders/money.ts";
+import { toMinorUnits } from "../_shared/orders/money.ts";
 
 const PHONE_SEPARATORS = /[\s\-.()]/g;
 const E164 = /^\+[0-9]{7,15}$/;
@@ -178,13 +178,4 @@ export function parseCreateOrderRequest(body: unknown): CreateOrderRequest {
     gatewayMethod: order.paymentMethod === "gateway" ? order.gatewayMethod ?? "card" : null,
     paymentProofUrl: order.paymentProofUrl ?? null,
   };
-}
-
-/** Refuses an order whose final amount would not fit numeric(12,2). */
-export function assertAmountFits(finalMinor: number): void {
-  if (!Number.isSafeInteger(finalMinor) || finalMinor > MAX_AMOUNT_MINOR) {
-    throw new OrderError("VALIDATION_FAILED", "The request body is invalid", {
-      details: [{ path: "items", message: "the order's final amount must be at most 9999999999.99" }],
-    });
-  }
 }
