@@ -127,10 +127,10 @@ for (const { name, db } of await testDatabases()) {
       const key = `failing-${crypto.randomUUID()}`;
       const cases: Record<string, Case> = {
         "invalid JSON": { status: 400, code: "INVALID_JSON", send: (_s, ip) => post("{", ip) },
-        "an empty name": {
+        "a control character in a name": {
           status: 400,
           code: "VALIDATION_FAILED",
-          send: (s, ip, e) => post(body(s, e, { buyerName: " " }), ip),
+          send: (s, ip, e) => post(body(s, e, { buyerName: "Asha\u001b[2J" }), ip),
         },
         "a total too large for the catalogue (decided in the database)": {
           status: 400,
