@@ -187,7 +187,7 @@ language plpgsql
 set search_path = ''
 as $$
 declare
-  v_items integer;
+  v_items bigint;
   v_sum numeric;
 begin
   select count(*), sum(i.line_total) into v_items, v_sum

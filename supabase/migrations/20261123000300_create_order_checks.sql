@@ -53,7 +53,7 @@ declare
   v_items jsonb := '[]'::jsonb;
   v_mismatches jsonb := '[]'::jsonb;
   v_variant_required jsonb;
-  v_total_minor bigint := 0;
+  v_total_minor bigint := 0::bigint;
   v_fee_minor bigint;
   v_existing record;
   v_sequence integer;
