@@ -59,7 +59,7 @@ Deno.test({
     const db = pg!;
     const store = await createTestStore(db);
     const pool = await ownPool(db, 2);
-    const stack = await startTestStack({ db: pool, env: { ...NO_LIMITS, DATABASE_TIMEOUT_MS: "1500" } });
+    const stack = await startTestStack({ db: pool, env: { ...NO_LIMITS, DATABASE_TIMEOUT_MS: "3000" } });
     const buyerEmail = _email();
     try {
       assert.equal((await stack.post(orderBody(store))).status, 200);

@@ -98,7 +98,7 @@ Deno.test({
     const store = await createTestStore(db);
     // a pool of the stack's own: closing it ends the call that lost its backend (see RELIABILITY.md)
     const pool = await ownPool(db, 4);
-    const stack = await startTestStack({ db: pool, env: { ...NO_LIMITS, DATABASE_TIMEOUT_MS: "2000" } });
+    const stack = await startTestStack({ db: pool, env: { ...NO_LIMITS, DATABASE_TIMEOUT_MS: "5000" } });
     try {
       assert.equal((await (await stack.post(orderBody(store))).json()).orderNumber.slice(-6), "000001");
       const before = await countStoreRows(db, store.storeId);
