@@ -9,7 +9,7 @@ import { ISO_3166_ALPHA2 } from "../_shared/orders/iso_countries.ts";
 import { isEmailAddress, MAX_EMAIL_LENGTH } from "../_shared/orders/email_address.ts";
 import { toMinorUnits } from "../_shared/orders/money.ts";
 import { normalisePhone } from "../_shared/orders/phone_number.ts";
-import { checkFreeText, checkOptionalFreeText } from "../_shared/orders/text_rules.ts";
+import { checkFreeText, checkOptionalFreeText, type FreeTextResult } from "../_shared/orders/text_rules.ts";
 
 /** A type-error message that says "is required" when the field is missing. */
 function _expected(field: string, what: string) {
@@ -17,25 +17,22 @@ function _expected(field: string, what: string) {
     issue.input === undefined ? `${field} is required` : `${field} must be ${what}`;
 }
 
-/** A free-text field under the one text rule (text_rules.ts): stored trimmed and NFC-normalised. */
-function _text(field: string, max: number) {
+/** A string field checked by one of the text rule's functions, reported at the field's path. */
+function _ruled<T>(field: string, check: (raw: string) => FreeTextResult<T>) {
   return z.string({ error: _expected(field, "a string") }).transform((raw, ctx) => {
-    const result = checkFreeText(raw, max);
+    const result = check(raw);
     if (result.ok) return result.text;
     ctx.addIssue({ code: "custom", message: `${field} ${result.problem}` });
     return z.NEVER;
   });
 }
 
+/** A free-text field under the one text rule (text_rules.ts): stored trimmed and NFC-normalised. */
+const _text = (field: string, max: number) => _ruled(field, (raw) => checkFreeText(raw, max));
+
 /** An optional free-text field: absent, null or only spaces is none; anything else follows the text rule. */
-function _optionalText(field: string, max: number) {
-  return z.string({ error: _expected(field, "a string") }).transform((raw, ctx) => {
-    const result = checkOptionalFreeText(raw, max);
-    if (result.ok) return result.text;
-    ctx.addIssue({ code: "custom", message: `${field} ${result.problem}` });
-    return z.NEVER;
-  }).nullish().transform((value) => value ?? null);
-}
+const _optionalText = (field: string, max: number) =>
+  _ruled(field, (raw) => checkOptionalFreeText(raw, max)).nullish().transform((value) => value ?? null);
 
 /** An absolute http(s) URL, as the parsed URL's serialisation: no raw CR, LF or space survives. */
 function _httpUrl(field: string, max: number) {
