@@ -13,7 +13,8 @@ import {
   payloadItem,
   storeRowCounts,
 } from "./support/create_order_payload.ts";
-import { testDatabases } from "./support/databases.ts";
+import { sharedPostgres, testDatabases } from "./support/databases.ts";
+import { holdLock } from "./support/postgres_faults.ts";
 import type { SqlDatabase } from "../local/sql_database.ts";
 
 /** Adds a product to `store` at `price` (with `variants` of their own price, active or not); returns its id. */
@@ -157,9 +158,39 @@ for (const { name, db } of await testDatabases()) {
     const store = await createTestStore(db);
     const failure = await createOrderFailure(
       db,
-      { ...createOrderPayload(store), deadline: new Date(Date.now() - 1_000).toISOString() } as never,
+      { ...createOrderPayload(store), deadline: new Date(Date.now() - 1_000).toISOString() },
     );
     assert.equal(failure.code, "OCT00");
     assert.deepEqual(await storeRowCounts(db, store.storeId), NO_ROWS);
   });
 }
+
+const postgres = await sharedPostgres();
+Deno.test({
+  name: "[postgres] create_order() gives up waiting for a locked counter row at its deadline (lock_timeout)",
+  ignore: postgres === null,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const db = postgres!;
+    const store = await createTestStore(db);
+    await callCreateOrder(db, createOrderPayload(store));
+    const lock = await holdLock(db, "select * from public.order_counters where store_id = $1 for update", [
+      store.storeId,
+    ]);
+    let failure;
+    try {
+      const deadline = new Date(Date.now() + 300).toISOString();
+      failure = await Promise.race([
+        createOrderFailure(db, { ...createOrderPayload(store), deadline }),
+        new Promise<{ code: string }>((resolve) =>
+          setTimeout(() => resolve({ code: "still waiting" }), 5_000)
+        ),
+      ]);
+    } finally {
+      await lock.release();
+    }
+    assert.equal(failure.code, "55P03"); // lock_not_available: it did not wait for the release
+    assert.equal((await storeRowCounts(db, store.storeId)).orders, 1);
+  },
+});
