@@ -1,5 +1,5 @@
 /**
- * The bench catalogue (10 stores x 20 products, each product with one variant) and the orders posted
+ * The bench catalogue (10 stores x 20 products, each product with one variant, which an order must name) and the orders posted
  * against it: the HTTP body a storefront sends, and the very `create_order` payload the function builds
  * from it, so pgbench and the service create the same orders.
  */
@@ -69,7 +69,12 @@ export function orderBody(s: number, k: number): Record<string, unknown> {
       country: "IN",
     },
     items: [
-      { productId: productId(s, first), quantity: 1 + (k % 3), price: _productPrice(first) },
+      {
+        productId: productId(s, first),
+        variantId: variantId(s, first),
+        quantity: 1 + (k % 3),
+        price: _variantPrice(first) ?? _productPrice(first),
+      },
       {
         productId: productId(s, second),
         variantId: variantId(s, second),

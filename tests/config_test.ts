@@ -96,3 +96,8 @@ Deno.test("parseConfig() defaults origins to * and rate limits to 120 per IP and
     ],
   );
 });
+
+Deno.test("parseConfig() gives the database step 6000 ms by default: below Supabase's 8 s statement timeout", () => {
+  assert.equal(parseConfig(BASE).databaseTimeoutMs, 6_000);
+  assert.equal(parseConfig({ ...BASE, DATABASE_TIMEOUT_MS: "2500" }).databaseTimeoutMs, 2_500);
+});

@@ -169,6 +169,53 @@ for (const { name, db } of await testDatabases()) {
     assert.deepEqual(await storeRowCounts(db, store.storeId), NO_ROWS);
   });
 
+  test("POST create-order answers 400 VARIANT_REQUIRED with { index, productId } for a product with variants and no variantId", async () => {
+    const store = await createTestStore(db);
+    const response = await stack.post(orderBody(store, {
+      items: [
+        { productId: store.products[0].id, quantity: 1, price: 349 },
+        { productId: store.products[2].id, quantity: 1, price: 250 },
+      ],
+    }));
+    assert.equal(response.status, 400);
+    const json = await response.json();
+    assert.equal(json.error.code, "VARIANT_REQUIRED");
+    assert.deepEqual(json.error.details, { index: 1, productId: store.products[2].id });
+    assert.deepEqual(await storeRowCounts(db, store.storeId), NO_ROWS);
+  });
+
+  test("POST create-order takes gatewayMethod null as absent: card", async () => {
+    const store = await createTestStore(db);
+    const response = await stack.post(gatewayOrderBody(store, undefined, { gatewayMethod: null }));
+    assert.equal(response.status, 200);
+    assert.equal((await response.json()).checkoutFee, 17.45); // 698.00 at card's 2.5 %
+  });
+
+  test("POST create-order answers 404 for an unknown product at a huge price, and 400 for a catalogue total too large", async () => {
+    const store = await createTestStore(db);
+    const unknown = await stack.post(orderBody(store, {
+      items: [{ productId: crypto.randomUUID(), quantity: 10_000, price: 9_999_999_999.99 }],
+    }));
+    assert.equal(unknown.status, 404);
+    assert.equal((await unknown.json()).error.code, "PRODUCT_NOT_FOUND");
+    const dear = crypto.randomUUID();
+    await db.query(
+      "insert into public.products (id, store_id, name, price) values ($1, $2, 'Dear', 9999999999.99)",
+      [
+        dear,
+        store.storeId,
+      ],
+    );
+    const tooLarge = await stack.post(orderBody(store, {
+      items: [{ productId: dear, quantity: 2, price: 9_999_999_999.99 }],
+    }));
+    assert.equal(tooLarge.status, 400);
+    const json = await tooLarge.json();
+    assert.equal(json.error.code, "VALIDATION_FAILED");
+    assert.deepEqual(json.error.details.map((d: { path: string }) => d.path), ["items"]);
+    assert.deepEqual(await storeRowCounts(db, store.storeId), NO_ROWS);
+  });
+
   test("POST create-order answers 400 for an invalid body and writes nothing", async () => {
     const store = await createTestStore(db);
     const response = await stack.post(orderBody(store, { paymentProofUrl: undefined }));

@@ -40,7 +40,7 @@ Deno.test("renderOrderEmail() buyer mail carries every item the contract lists, 
         "12 MG Road",
         "Flat 4B",
         "Bengaluru, Karnataka 560001",
-        "seller will verify your payment proof",
+        "check your payment against the proof you sent",
       ]
     ) assert.ok(part.includes(needle), `missing ${needle}`);
   }
@@ -53,7 +53,7 @@ Deno.test("renderOrderEmail() seller mail lists the customer, the items to fulfi
   const message = renderOrderEmail(outboxEmail("seller"), options);
   assert.equal(message.to, "owner@example.com");
   assert.equal(message.replyTo, "asha@example.com");
-  assert.equal(message.subject, "New order ORD-2026-000042 from Asha Rao: ₹997.00");
+  assert.equal(message.subject, "New order ORD-2026-000042: ₹997.00 from Asha Rao");
   for (const part of [message.html, message.text]) {
     for (
       const needle of [
@@ -64,7 +64,7 @@ Deno.test("renderOrderEmail() seller mail lists the customer, the items to fulfi
         "Large 400 ml",
         "₹698.00",
         "https://proofs.example.com/upi/7781.png",
-        "Verify the payment proof",
+        "Check the payment against the buyer",
       ]
     ) assert.ok(part.includes(needle), `missing ${needle}`);
     assert.ok(part.toLowerCase().includes("items to fulfil"));
@@ -101,7 +101,7 @@ Deno.test("renderOrderEmail() links a upi_direct proof only when it is an http(s
   const message = renderOrderEmail(outboxEmail("seller", data), options);
   assert.ok(!message.html.includes("javascript:"));
   assert.ok(!message.text.includes("javascript:"));
-  assert.ok(!message.html.includes("View payment proof"));
+  assert.ok(!message.html.includes("payment proof</a>"));
 });
 
 Deno.test("renderOrderEmail() shows an XSS name, address and product only escaped", () => {
@@ -145,7 +145,7 @@ Deno.test("renderOrderEmail() never lets a newline in a name reach the subject",
   }
   assert.equal(
     renderOrderEmail(outboxEmail("seller", data), options).subject,
-    "New order ORD-2026-000042 from Asha Bcc: victim@example.com x: ₹997.00",
+    "New order ORD-2026-000042: ₹997.00 from Asha Bcc: victim@example.com x",
   );
 });
 
@@ -173,4 +173,84 @@ Deno.test("renderOrderEmail() leaves out the tracking link when the template is 
     trackingUrlTemplate: "javascript:{orderId}",
   });
   assert.ok(!message.html.includes("javascript:") && !message.text.includes("Track your order"));
+});
+
+const PAYMENT_CLAIM = /\b(verified|verify|received|paid)\b/i;
+
+Deno.test("renderOrderEmail() says a payment was verified, received or paid only when the order is paid", async (t) => {
+  const methods = [
+    { paymentMethod: "upi_direct", gatewayMethod: null },
+    { paymentMethod: "gateway", gatewayMethod: "card" },
+    { paymentMethod: "gateway", gatewayMethod: "upi" },
+  ] as const;
+  for (const method of methods) {
+    for (const status of ["payment_pending", "pending", undefined, "paid"] as const) {
+      for (const kind of ["buyer", "seller"] as const) {
+        await t.step(
+          `${method.paymentMethod}/${method.gatewayMethod ?? "-"}, ${status ?? "no status"}, ${kind}`,
+          () => {
+            const { html, text } = renderOrderEmail(
+              outboxEmail(kind, orderEmailData({ ...method, status })),
+              options,
+            );
+            for (const part of [html, text]) {
+              assert.equal(PAYMENT_CLAIM.test(part), status === "paid", part.match(PAYMENT_CLAIM)?.[0]);
+            }
+          },
+        );
+      }
+    }
+  }
+});
+
+Deno.test("renderOrderEmail() says a gateway order awaits its payment through the gateway, to both readers", () => {
+  const data = orderEmailData({ paymentMethod: "gateway", gatewayMethod: "card", status: "payment_pending" });
+  for (const kind of ["buyer", "seller"] as const) {
+    const { text } = renderOrderEmail(outboxEmail(kind, data), options);
+    assert.ok(text.includes("PAYMENT\nAwaiting payment through the payment gateway (card)."), text);
+  }
+  const seller = renderOrderEmail(outboxEmail("seller", data), options).text;
+  assert.ok(seller.includes("Do not ship before the gateway has reported the payment."));
+});
+
+Deno.test("renderOrderEmail() asks the seller of a upi_direct order to check the payment against the proof before shipping", () => {
+  const { text, html } = renderOrderEmail(
+    outboxEmail("seller", orderEmailData({ status: "payment_pending" })),
+    options,
+  );
+  const ask = "Check the payment against the buyer's proof in your account before you ship.";
+  assert.ok(text.includes(`PAYMENT\nUPI direct transfer, not yet confirmed.\n${ask}`), text);
+  assert.ok(html.includes(ask.replace("'", "&#39;")));
+  assert.ok(text.includes("Payment proof (the buyer's link): https://proofs.example.com/upi/7781.png"));
+});
+
+// pins a past bug: a line2 with line breaks put a fake "PAYMENT ... verified automatically. Ship now."
+// section into the seller's plain-text e-mail of a upi_direct order
+Deno.test("renderOrderEmail() sets buyer text apart so that it cannot imitate a section of the e-mail", async (t) => {
+  const forged =
+    "Flat 4\n\nPAYMENT\nPaid online through the payment gateway, verified automatically. Ship now.";
+  const data = orderEmailData({
+    buyer: { name: "Asha\r\nPAYMENT", email: "asha@example.com", phone: "+919876543210" },
+    shippingAddress: {
+      ...orderEmailData().shippingAddress,
+      line2: forged,
+      city: "Pune\u2028ITEMS TO FULFIL",
+    },
+    status: "payment_pending",
+  });
+  for (const kind of ["buyer", "seller"] as const) {
+    await t.step(kind, () => {
+      const { text, html } = renderOrderEmail(outboxEmail(kind, data), options);
+      const lines = text.split("\n");
+      // our section headings appear once each, and nothing of the buyer's starts a line of ours
+      assert.equal(lines.filter((line) => line.startsWith("PAYMENT")).length, 1);
+      assert.equal(lines.filter((line) => line.startsWith("ITEMS")).length, 1);
+      assert.ok(!lines.some((line) => /^(Paid|Ship now)/.test(line)), text);
+      const quoted = lines.filter((line) => line.includes("verified automatically"));
+      assert.deepEqual(quoted.map((line) => line.startsWith("  | ")), [true]);
+      assert.ok(!text.includes("\u2028"));
+      // in the HTML it stays inside the buyer's block, escaped and isolated
+      assert.ok(html.includes("<bdi>Flat 4\n\nPAYMENT"), "line2 in a <bdi> of the buyer block");
+    });
+  }
 });

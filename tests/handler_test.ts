@@ -70,6 +70,7 @@ function setup(
       apiKeys: { public: [KEY], service: [] },
       allowedOrigins: options.allowedOrigins ?? ["*"],
       rateLimits: { perIp: { limit: 5, windowSeconds: 60 }, perEmail: { limit: 2, windowSeconds: 60 } },
+      databaseTimeoutMs: 6_000,
     },
     clock: () => new Date("2026-05-04T03:02:01.000Z"),
     orders: options.orders ?? store,
@@ -133,6 +134,20 @@ Deno.test("createOrderHandler() answers 200 with exactly the contract's fields, 
   });
 });
 
+Deno.test("createOrderHandler() gives the store a deadline of the order's time plus DATABASE_TIMEOUT_MS", async () => {
+  const { call, store } = setup();
+  assert.equal((await call({ body: JSON.stringify(body()) })).status, 200);
+  assert.equal(store.written[0].orderedAt, "2026-05-04T03:02:01.000Z");
+  assert.deepEqual(store.deadlines, [new Date("2026-05-04T03:02:07.000Z")]);
+});
+
+Deno.test("createOrderHandler() answers 404 for an unknown product at a huge price: no limit from submitted prices runs first", async () => {
+  const { call, store } = setup();
+  const items = [{ productId: crypto.randomUUID(), quantity: 10_000, price: 9_999_999_999.99 }];
+  assert.equal(await errorCode(await call({ body: JSON.stringify(body({ items })) })), "PRODUCT_NOT_FOUND");
+  assert.equal(store.calls, 1);
+});
+
 Deno.test("createOrderHandler() answers a CORS preflight with 204 and no key", async () => {
   const { call } = setup({ allowedOrigins: ["https://shop.example"] });
   const response = await call({
@@ -178,6 +193,7 @@ Deno.test("createOrderHandler() refuses a key in the query string or the body", 
       apiKeys: { public: [KEY], service: [] },
       allowedOrigins: ["*"],
       rateLimits: { perIp: { limit: 0, windowSeconds: 1 }, perEmail: { limit: 0, windowSeconds: 1 } },
+      databaseTimeoutMs: 6_000,
     },
     clock: () => new Date(),
     orders: store,
@@ -328,6 +344,7 @@ Deno.test("createOrderHandler() passes domain failures of the store through with
     const code of [
       "STORE_NOT_FOUND",
       "PRICE_MISMATCH",
+      "VARIANT_REQUIRED",
       "IDEMPOTENCY_KEY_IN_USE",
       "IDEMPOTENCY_KEY_REUSED",
     ] as const

@@ -9,6 +9,7 @@ Deno.test("ERROR_STATUS maps every contract code to its status", () => {
     INVALID_JSON: 400,
     VALIDATION_FAILED: 400,
     PRICE_MISMATCH: 400,
+    VARIANT_REQUIRED: 400,
     UNAUTHORIZED: 401,
     STORE_NOT_FOUND: 404,
     PRODUCT_NOT_FOUND: 404,
@@ -59,11 +60,16 @@ Deno.test("mapDatabaseError() maps create_order's SQLSTATEs by code", async (t) 
     ["OCS04", "STORE_NOT_FOUND", 404],
     ["OCP04", "PRODUCT_NOT_FOUND", 404],
     ["OCV04", "VARIANT_NOT_FOUND", 404],
+    ["OCV00", "VARIANT_REQUIRED", 400],
     ["OC400", "PRICE_MISMATCH", 400],
+    ["OCA03", "VALIDATION_FAILED", 400],
     ["OCI09", "IDEMPOTENCY_KEY_IN_USE", 409],
     ["OCI22", "IDEMPOTENCY_KEY_REUSED", 422],
     ["OCR29", "RATE_LIMITED", 429],
     ["OCA00", "INTERNAL_ERROR", 500],
+    ["OCA01", "INTERNAL_ERROR", 500],
+    ["OCT00", "INTERNAL_ERROR", 500],
+    ["55P03", "INTERNAL_ERROR", 500],
     ["42501", "INTERNAL_ERROR", 500],
     ["PGRST202", "INTERNAL_ERROR", 500],
   ];
@@ -80,9 +86,16 @@ Deno.test("mapDatabaseError() maps create_order's SQLSTATEs by code", async (t) 
   }
 });
 
-Deno.test("mapDatabaseError() passes PRICE_MISMATCH details and RATE_LIMITED Retry-After", () => {
+Deno.test("mapDatabaseError() passes PRICE_MISMATCH and VARIANT_REQUIRED details and RATE_LIMITED Retry-After", () => {
   const mismatch = mapDatabaseError({ code: "OC400", details: '[{"index":0,"price":349}]' });
   assert.deepEqual(mismatch.details, [{ index: 0, price: 349 }]);
+  const required = mapDatabaseError({ code: "OCV00", details: '{"index":1,"productId":"p"}' });
+  assert.deepEqual(required.details, { index: 1, productId: "p" });
+  const tooLarge = mapDatabaseError({ code: "OCA03", details: '{"maxFinalAmount":9999999999.99}' });
+  assert.deepEqual(tooLarge.details, [{
+    path: "items",
+    message: "the order's final amount must be at most 9999999999.99",
+  }]);
   const limited = mapDatabaseError({ code: "OCR29", details: '{"retryAfterSeconds":1234}' });
   assert.deepEqual(limited.headers, { "Retry-After": "1234" });
 });

@@ -22,14 +22,24 @@ async function orderIn(db: SqlDatabase, status: Status): Promise<string> {
     cancelled: ["cancelled"],
   };
   if (status === "pending") {
-    await db.query(
-      `insert into public.orders (id, store_id, order_year, status, payment_method, gateway_method, buyer_email,
-         buyer_name, buyer_phone, shipping_address, currency, total_amount, checkout_fee, final_amount)
-       select gen_random_uuid(), store_id, order_year, 'pending', payment_method, gateway_method, buyer_email,
-         buyer_name, buyer_phone, shipping_address, currency, total_amount, checkout_fee, final_amount
-       from public.orders where id = $1 returning id`,
-      [response.orderId],
-    ).then(([row]) => (response.orderId = row.id as string));
+    // a copy of the order, with its items in the same transaction (the database refuses an order without)
+    response.orderId = await db.asRole("service_role", async (s) => {
+      const [row] = await s.query<{ id: string }>(
+        `insert into public.orders (store_id, order_year, status, payment_method, gateway_method, buyer_email,
+           buyer_name, buyer_phone, shipping_address, currency, total_amount, checkout_fee, final_amount)
+         select store_id, order_year, 'pending', payment_method, gateway_method, buyer_email,
+           buyer_name, buyer_phone, shipping_address, currency, total_amount, checkout_fee, final_amount
+         from public.orders where id = $1 returning id`,
+        [response.orderId],
+      );
+      await s.query(
+        `insert into public.order_items (order_id, position, product_id, product_name, quantity, unit_price, line_total)
+         select $1, position, product_id, product_name, quantity, unit_price, line_total
+         from public.order_items where order_id = $2`,
+        [row.id, response.orderId],
+      );
+      return row.id;
+    });
   }
   for (const next of path[status]) await setStatus(db, response.orderId, next);
   return response.orderId;

@@ -148,3 +148,27 @@ Deno.test("[pglite] POST create-order applies no limit when RATE_LIMIT_PER_IP an
     await stack.close();
   }
 });
+
+// pins a past bug: v+1@... to v+12@... were twelve buyers to the limit, twelve 200s
+Deno.test("[pglite] POST create-order counts +tag aliases of one address, in any letter case, against one RATE_LIMIT_PER_EMAIL", async () => {
+  const store = await createTestStore(db);
+  const stack = await _stack({ RATE_LIMIT_PER_EMAIL: "10", RATE_LIMIT_PER_EMAIL_WINDOW_SECONDS: "3600" });
+  try {
+    const local = `v${crypto.randomUUID().slice(0, 8)}`;
+    const statuses = [];
+    for (let i = 1; i <= 12; i++) {
+      const buyerEmail = i % 2 ? `${local}+${i}@example.com` : `${local.toUpperCase()}+${i}@Example.com`;
+      const res = await stack.post(orderBody(store, { buyerEmail }), { "X-Forwarded-For": _ip() });
+      statuses.push(res.status);
+      await res.body?.cancel();
+    }
+    assert.deepEqual(statuses, [...Array(10).fill(200), 429, 429]);
+    const buckets = await db.query<{ bucket: string }>(
+      "select bucket from public.order_rate_limits where bucket like $1",
+      [`email:%${local}%`],
+    );
+    assert.deepEqual(buckets.map((b) => b.bucket), [`email:${local}@example.com`]);
+  } finally {
+    await stack.close();
+  }
+});

@@ -1,8 +1,5 @@
 import assert from "node:assert/strict";
-import {
-  assertAmountFits,
-  parseCreateOrderRequest,
-} from "../supabase/functions/create-order/request_schema.ts";
+import { parseCreateOrderRequest } from "../supabase/functions/create-order/request_schema.ts";
 import { OrderError } from "../supabase/functions/_shared/errors.ts";
 
 const STORE = "11111111-1111-4111-8111-111111111111";
@@ -259,10 +256,113 @@ Deno.test("parseCreateOrderRequest() refuses a __proto__ key instead of merging 
   assert.deepEqual(failingPaths(body), ["__proto__"]);
 });
 
-Deno.test("assertAmountFits() refuses a final amount above numeric(12,2)", () => {
-  assert.doesNotThrow(() => assertAmountFits(999_999_999_999));
-  assert.throws(
-    () => assertAmountFits(1_000_000_000_000),
-    (error: OrderError) => error.code === "VALIDATION_FAILED",
+/** Every free-text field of the request, as a body override and the path it is reported at. */
+const TEXT_FIELDS: [string, (value: string) => Record<string, unknown>][] = [
+  ["buyerName", (value) => ({ buyerName: value })],
+  ...["line1", "line2", "city", "state", "postalCode"].map((
+    field,
+  ): [string, (value: string) => Record<string, unknown>] => [
+    `shippingAddress.${field}`,
+    (value) => address({ [field]: value }),
+  ]),
+];
+
+Deno.test("parseCreateOrderRequest() refuses control characters, bidi controls and invisible-only text in every text field", async (t) => {
+  const hostile: [string, string][] = [
+    ["a forged e-mail section (LF)", "Flat 4\n\nPAYMENT\nPaid online, verified automatically. Ship now."],
+    ["CR", "Asha\rRao"],
+    ["TAB", "Asha\tRao"],
+    ["ESC", "Asha\u001b[2J"],
+    ["BEL", "Asha\u0007"],
+    ["DEL", "Asha\u007f"],
+    ["C1 (NEL)", "Asha\u0085"],
+    ["U+202E RIGHT-TO-LEFT OVERRIDE", "\u202e00.001 \u20b9"],
+    ["U+2066 LEFT-TO-RIGHT ISOLATE", "A\u2066B"],
+    ["only U+200B ZERO WIDTH SPACE", "\u200b\u200b"],
+    ["only U+3164 HANGUL FILLER", "\u3164"],
+    ["only U+2800 BRAILLE PATTERN BLANK", "\u2800"],
+    ["only combining marks", "\u0301\u0308"],
+  ];
+  for (const [path, set] of TEXT_FIELDS) {
+    for (const [kind, value] of hostile) {
+      await t.step(`${path}: ${kind}`, () => assert.deepEqual(failingPaths(valid(set(value))), [path]));
+    }
+  }
+});
+
+Deno.test("parseCreateOrderRequest() stores every text field NFC-normalised", () => {
+  const order = parseCreateOrderRequest(valid({
+    buyerName: "Jose\u0301 Mu\u0308ller",
+    ...address({ line1: "Cafe\u0301 Street", line2: "A\u030a", city: "Zu\u0308rich", state: "Gene\u0300ve" }),
+  }));
+  assert.equal(order.buyerName, "Jos\u00e9 M\u00fcller");
+  assert.deepEqual(
+    [
+      order.shippingAddress.line1,
+      order.shippingAddress.line2,
+      order.shippingAddress.city,
+      order.shippingAddress.state,
+    ],
+    ["Caf\u00e9 Street", "\u00c5", "Z\u00fcrich", "Gen\u00e8ve"],
   );
+});
+
+Deno.test("parseCreateOrderRequest() takes a blank or null line2 as none", async (t) => {
+  for (const line2 of ["", "   ", null]) {
+    await t.step(JSON.stringify(line2), () => {
+      assert.equal(parseCreateOrderRequest(valid(address({ line2 }))).shippingAddress.line2, null);
+    });
+  }
+});
+
+Deno.test("parseCreateOrderRequest() stores paymentProofUrl as the parsed URL's serialisation", async (t) => {
+  const cases: [string, string][] = [
+    [
+      "https://proofs.example.com/p.png\r\nBcc: victim@example.com",
+      "https://proofs.example.com/p.pngBcc:%20victim@example.com",
+    ],
+    ["https://proofs.example.com/a b.png", "https://proofs.example.com/a%20b.png"],
+    ["  HTTPS://Proofs.Example.com/p.png  ", "https://proofs.example.com/p.png"],
+    ["https://proofs.example.com", "https://proofs.example.com/"],
+  ];
+  for (const [url, stored] of cases) {
+    await t.step(JSON.stringify(url), () => {
+      const proof = parseCreateOrderRequest(valid({ paymentProofUrl: url })).paymentProofUrl!;
+      assert.equal(proof, stored);
+      assert.doesNotMatch(proof, /[\r\n ]/);
+    });
+  }
+  // the serialisation counts: 700 spaces become 2100 characters
+  assert.deepEqual(failingPaths(valid({ paymentProofUrl: `https://example.com/${" ".repeat(700)}x` })), [
+    "paymentProofUrl",
+  ]);
+});
+
+Deno.test("parseCreateOrderRequest() takes gatewayMethod null as absent", () => {
+  assert.equal(
+    parseCreateOrderRequest(valid({ paymentMethod: "gateway", gatewayMethod: null })).gatewayMethod,
+    "card",
+  );
+  assert.equal(parseCreateOrderRequest(valid({ gatewayMethod: null })).gatewayMethod, null);
+});
+
+Deno.test("parseCreateOrderRequest() accepts and refuses buyerEmail by the contract's rule", async (t) => {
+  for (const email of ["u=x@example.com", "u@example.xn--p1ai", "V+1@Example.com"]) {
+    await t.step(
+      `accepts ${email}`,
+      () => assert.equal(parseCreateOrderRequest(valid({ buyerEmail: email })).buyerEmail, email),
+    );
+  }
+  for (
+    const email of ["u@example-.com", `${"a".repeat(65)}@example.com`, '"a b"@example.com', "u@[127.0.0.1]"]
+  ) {
+    await t.step(
+      `refuses ${email.slice(0, 30)}`,
+      () => assert.deepEqual(failingPaths(valid({ buyerEmail: email })), ["buyerEmail"]),
+    );
+  }
+});
+
+Deno.test("parseCreateOrderRequest() refuses buyerPhone +0000000: a country code never starts with 0", () => {
+  assert.deepEqual(failingPaths(valid({ buyerPhone: "+0000000" })), ["buyerPhone"]);
 });

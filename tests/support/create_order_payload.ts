@@ -52,10 +52,13 @@ export function createOrderPayload(
   };
 }
 
+/** What the function's database adapter sends: the payload and, optionally, its absolute deadline. */
+export type CreateOrderCall = CreateOrderPayload & { deadline?: string };
+
 /** Calls create_order as service_role, as the function does through PostgREST. */
 export async function callCreateOrder(
   db: SqlDatabase,
-  payload: CreateOrderPayload,
+  payload: CreateOrderCall,
 ): Promise<CreateOrderResult> {
   const rows = await db.asRole(
     "service_role",
@@ -71,7 +74,7 @@ export async function callCreateOrder(
 /** The SQLSTATE a create_order call fails with. */
 export async function createOrderFailure(
   db: SqlDatabase,
-  payload: CreateOrderPayload,
+  payload: CreateOrderCall,
 ): Promise<{ code: string; detail?: string }> {
   try {
     await callCreateOrder(db, payload);

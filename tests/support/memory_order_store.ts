@@ -1,11 +1,12 @@
 /**
  * An in-memory OrderStore for driving the handler without a database (fuzzing): it checks a request
- * against a small fixed catalogue as create_order does (store, product, variant, price, sums) and
- * records every order it stores.
+ * against a small fixed catalogue as create_order does (store, product, variant, variant required, price,
+ * the total's size, sums) and records every order it stores.
  */
 import { OrderError } from "../../supabase/functions/_shared/errors.ts";
-import { fromMinorUnits } from "../../supabase/functions/_shared/orders/money.ts";
+import { fromMinorUnits, MAX_AMOUNT_MINOR } from "../../supabase/functions/_shared/orders/money.ts";
 import type {
+  CreateOrderOptions,
   CreateOrderPayload,
   CreateOrderResult,
   OrderStore,
@@ -24,6 +25,8 @@ export interface MemoryOrderStore extends OrderStore {
   products: MemoryProduct[];
   /** Every payload that became an order. */
   written: CreateOrderPayload[];
+  /** The deadline of every call. */
+  deadlines: Date[];
   /** Every call, stored or refused. */
   calls: number;
 }
@@ -35,14 +38,17 @@ export function memoryOrderStore(storeId: string, products: MemoryProduct[]): Me
     storeId,
     products,
     written,
+    deadlines: [],
     calls: 0,
-    createOrder(payload: CreateOrderPayload): Promise<CreateOrderResult> {
+    createOrder(payload: CreateOrderPayload, { deadline }: CreateOrderOptions): Promise<CreateOrderResult> {
       self.calls++;
+      self.deadlines.push(deadline);
       if (payload.storeId !== storeId) {
         return Promise.reject(new OrderError("STORE_NOT_FOUND", "No active store with this storeId"));
       }
       let totalMinor = 0;
       const mismatches: unknown[] = [];
+      let variantRequired: { index: number; productId: string } | undefined;
       for (const [index, item] of payload.items.entries()) {
         const product = products.find((p) => p.id === item.productId);
         if (!product) return Promise.reject(new OrderError("PRODUCT_NOT_FOUND", "unknown product"));
@@ -51,12 +57,24 @@ export function memoryOrderStore(storeId: string, products: MemoryProduct[]): Me
           const variant = product.variants.find((v) => v.id === item.variantId);
           if (!variant) return Promise.reject(new OrderError("VARIANT_NOT_FOUND", "unknown variant"));
           priceMinor = variant.priceMinor ?? priceMinor;
+        } else if (product.variants.length > 0) {
+          variantRequired ??= { index, productId: product.id };
         }
         if (priceMinor !== item.unitPriceMinor) mismatches.push({ index, price: fromMinorUnits(priceMinor) });
         totalMinor += priceMinor * item.quantity;
       }
+      if (variantRequired) {
+        return Promise.reject(
+          new OrderError("VARIANT_REQUIRED", "choose a variant", { details: variantRequired }),
+        );
+      }
       if (mismatches.length > 0) {
         return Promise.reject(new OrderError("PRICE_MISMATCH", "price differs", { details: mismatches }));
+      }
+      if (payload.finalMinor > MAX_AMOUNT_MINOR) {
+        return Promise.reject(
+          new OrderError("VALIDATION_FAILED", "too large", { details: [{ path: "items" }] }),
+        );
       }
       if (totalMinor !== payload.totalMinor || payload.finalMinor !== totalMinor + payload.feeMinor) {
         return Promise.reject(new Error("AMOUNT_MISMATCH: the handler's sums disagree with the catalogue"));

@@ -1,6 +1,7 @@
 /**
  * fast-check generators of create-order request bodies for one catalogue: valid orders (with the
- * amounts the fee module computes for them) and hostile mutations of valid orders, as request body text.
+ * amounts the fee module computes for them), valid orders with hostile text in one field, and hostile
+ * mutations of valid orders, as request body text.
  */
 import fc from "fast-check";
 import { MAX_BODY_BYTES } from "../../supabase/functions/_shared/http/request_body.ts";
@@ -16,12 +17,21 @@ export interface FuzzCatalogue {
   products: { id: string; priceMinor: number; variants: { id: string; priceMinor: number | null }[] }[];
 }
 
-/** A valid order body and the amounts the fee module computes for it. */
+/** A valid order body, the amounts the fee module computes for it and its text as stored (NFC). */
 export interface ValidCase {
   kind: "valid";
   body: Record<string, unknown>;
   text: string;
   expected: OrderAmounts;
+  stored: { buyerName: string; city: string };
+}
+
+/** A valid body with one text field replaced by hostile text: refused at exactly that field's path. */
+export interface HostileTextCase {
+  kind: "hostile";
+  textClass: string;
+  path: string;
+  text: string;
 }
 
 /** A mutated body, sent as text (or bytes), with the mutations that made it, for the failure report. */
@@ -100,7 +110,80 @@ export const weirdValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.uuid(),
 );
 
-const nameText = fc.string({ unit: "grapheme-composite", minLength: 1, maxLength: 20 }).map((s) => `A${s}`);
+// the characters the text rule refuses, so that valid text never holds one by chance
+const _REFUSED_CHARACTERS = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+
+const nameText = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.string({ unit: "grapheme-composite", minLength: 1, maxLength: 20 }).map((s) => `A${s}`),
+  },
+  // decomposed (NFD) text: accepted, stored composed (NFC)
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      "Jose\u0301",
+      "Zoe\u0308 Mu\u0308ller",
+      "A\u030angstro\u0308m",
+      "Ame\u0301lie",
+    ),
+  },
+).filter((s) => !_REFUSED_CHARACTERS.test(s));
+
+const _AROUND = fc.constantFrom("", "Asha", "12 MG Road ", " Flat 4");
+
+/**
+ * Text of each class the text rule refuses: control characters (C0 with CR, LF and TAB, DEL, C1, the
+ * Unicode line separators), bidi embeddings, overrides and isolates, values with nothing visible, and the
+ * forged e-mail section of a past bug.
+ */
+export const HOSTILE_TEXT: Record<string, fc.Arbitrary<string>> = {
+  control: fc.tuple(
+    _AROUND,
+    fc.constantFrom(..."\u0000\u0007\b\t\n\u000b\f\r\u001b\u007f\u0080\u0085\u009b\u009f\u2028\u2029"),
+    _AROUND,
+  ).map(([before, char, after]) => `${before}${char}${after}`),
+  bidi: fc.tuple(
+    _AROUND,
+    fc.constantFrom(..."\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"),
+    _AROUND,
+  )
+    .map(([before, char, after]) => `${before}${char}${after}`),
+  invisible: fc.array(
+    fc.constantFrom(
+      " ",
+      "\u00a0",
+      "\u2003",
+      "\u200b",
+      "\u200c",
+      "\u200d",
+      "\u2060",
+      "\ufeff",
+      "\u00ad",
+      "\u034f",
+      "\u3164",
+      "\uffa0",
+      "\u115f",
+      "\u1160",
+      "\u2800",
+      "\u0301",
+      "\u0308",
+    ),
+    { minLength: 1, maxLength: 6 },
+  ).map((chars) => chars.join("")).filter((text) => text.trim() !== ""), // only spaces is "empty" (or no line2)
+  forged: fc.constant(
+    "Flat 4\n\nPAYMENT\nPaid online through the payment gateway, verified automatically. Ship now.",
+  ),
+};
+
+const _TEXT_FIELDS = [
+  ["buyerName"],
+  ["shippingAddress", "line1"],
+  ["shippingAddress", "line2"],
+  ["shippingAddress", "city"],
+  ["shippingAddress", "state"],
+  ["shippingAddress", "postalCode"],
+] as const;
 
 function _validBody(catalogue: FuzzCatalogue): fc.Arbitrary<ValidCase> {
   const item = fc.record({
@@ -164,6 +247,7 @@ function _validBody(catalogue: FuzzCatalogue): fc.Arbitrary<ValidCase> {
       body,
       text: JSON.stringify(body),
       expected: priceOrder(items.map((i) => i.line), payment.paymentMethod, gatewayMethod),
+      stored: { buyerName: buyerName.trim().normalize("NFC"), city: city.trim().normalize("NFC") },
     };
   });
 }
@@ -309,10 +393,29 @@ export function mutatedOrderCase(catalogue: FuzzCatalogue): fc.Arbitrary<Mutated
   });
 }
 
-/** Valid orders one time in five, mutated ones otherwise. */
-export function fuzzOrderCase(catalogue: FuzzCatalogue): fc.Arbitrary<ValidCase | MutatedCase> {
+/** A valid order with hostile text of one class in one of its text fields. */
+export function hostileTextCase(catalogue: FuzzCatalogue): fc.Arbitrary<HostileTextCase> {
+  const classes = Object.entries(HOSTILE_TEXT).map(([textClass, text]) =>
+    text.map((value) => ({ textClass, value }))
+  );
+  return fc.tuple(_validBody(catalogue), fc.constantFrom(..._TEXT_FIELDS), fc.oneof(...classes))
+    .map(([valid, path, { textClass, value }]) => {
+      const body = structuredClone(valid.body);
+      _at(body, path.slice(0, -1))[path[path.length - 1]] = value;
+      return { kind: "hostile" as const, textClass, path: path.join("."), text: JSON.stringify(body) };
+    });
+}
+
+/** Of ten cases: two valid orders, one with hostile text, seven mutated ones. */
+export function fuzzOrderCase(
+  catalogue: FuzzCatalogue,
+): fc.Arbitrary<ValidCase | HostileTextCase | MutatedCase> {
   return fc.oneof(
-    { weight: 1, arbitrary: validOrderCase(catalogue) as fc.Arbitrary<ValidCase | MutatedCase> },
-    { weight: 4, arbitrary: mutatedOrderCase(catalogue) },
+    {
+      weight: 2,
+      arbitrary: validOrderCase(catalogue) as fc.Arbitrary<ValidCase | HostileTextCase | MutatedCase>,
+    },
+    { weight: 1, arbitrary: hostileTextCase(catalogue) },
+    { weight: 7, arbitrary: mutatedOrderCase(catalogue) },
   );
 }

@@ -8,6 +8,7 @@ export function orderEmailData(overrides: Partial<OrderEmailData> = {}): OrderEm
     orderNumber: "ORD-2026-000042",
     createdAt: "2026-11-22T09:30:00.000Z",
     currency: "INR",
+    status: "payment_pending",
     store: { name: "Chai & Co.", ownerEmail: "owner@example.com" },
     buyer: { name: "Asha Rao", email: "asha@example.com", phone: "+919876543210" },
     shippingAddress: {

@@ -65,6 +65,20 @@ export async function waitForBlockedCreateOrder(db: SqlDatabase, ms = 5_000): Pr
   throw new Error(`no create_order call waited on a lock within ${ms} ms`);
 }
 
+/** Waits until at least `count` backends of this database wait on a lock while running create_order. */
+export async function waitForBlockedCreateOrders(db: SqlDatabase, count: number, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const [row] = await db.query<{ blocked: number }>(
+      `select count(*)::int as blocked from pg_stat_activity
+       where datname = current_database() and wait_event_type = 'Lock' and query like '%create_order%'`,
+    );
+    if (row.blocked >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`fewer than ${count} create_order calls waited on a lock within ${ms} ms`);
+}
+
 /** Waits until no backend of this database runs create_order any more. */
 export async function waitForCreateOrderIdle(db: SqlDatabase, ms = 5_000): Promise<void> {
   const deadline = Date.now() + ms;

@@ -21,7 +21,7 @@ export interface Config {
   trackingUrlTemplate: string;
   emailFrom: string;
   resend: { apiKey: string; baseUrl: string | undefined } | null;
-  /** The time budget of the database call, after which the request answers 500. */
+  /** The database step's time budget: its deadline is the order's time plus this; past it, 500 and nothing stored. */
   databaseTimeoutMs: number;
   rateLimits: RateLimits;
 }
@@ -122,6 +122,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
         baseUrl: env.RESEND_BASE_URL ? _url("RESEND_BASE_URL", env.RESEND_BASE_URL) : undefined,
       }
       : null,
+    // below the 8 s statement timeout Supabase sets for its API roles, so ours decides first
     databaseTimeoutMs: _positiveInt(env, "DATABASE_TIMEOUT_MS", 6_000),
     rateLimits: {
       perIp: {

@@ -267,6 +267,7 @@ export type Database = {
           checkout_fee: number
           client_ip: string | null
           created_at: string
+          created_txid: unknown
           currency: string
           final_amount: number
           gateway_method: string | null
@@ -289,6 +290,7 @@ export type Database = {
           checkout_fee: number
           client_ip?: string | null
           created_at?: string
+          created_txid?: unknown
           currency: string
           final_amount: number
           gateway_method?: string | null
@@ -311,6 +313,7 @@ export type Database = {
           checkout_fee?: number
           client_ip?: string | null
           created_at?: string
+          created_txid?: unknown
           currency?: string
           final_amount?: number
           gateway_method?: string | null
@@ -447,6 +450,18 @@ export type Database = {
       [_ in never]: never
     }
     Functions: {
+      checkout_fee: {
+        Args: {
+          p_gateway_method: string
+          p_payment_method: string
+          p_total: number
+        }
+        Returns: number
+      }
+      checkout_fee_rate: {
+        Args: { p_gateway_method: string; p_payment_method: string }
+        Returns: number
+      }
       claim_due_emails: {
         Args: {
           p_limit?: number
@@ -461,6 +476,11 @@ export type Database = {
         Args: { p_row: Database["public"]["Tables"]["email_outbox"]["Row"] }
         Returns: Json
       }
+      format_order_number: {
+        Args: { p_sequence: number; p_year: number }
+        Returns: string
+      }
+      is_email_address: { Args: { p_address: string }; Returns: boolean }
       order_response: { Args: { p_order_id: string }; Returns: Json }
       order_status_transition_allowed: {
         Args: {
@@ -469,6 +489,7 @@ export type Database = {
         }
         Returns: boolean
       }
+      order_year_of: { Args: { p_ordered_at: string }; Returns: number }
       outbox_drain_job_command: { Args: never; Returns: string }
       purge_expired_order_guards: {
         Args: { p_idempotency_hours?: number; p_rate_limit_hours?: number }

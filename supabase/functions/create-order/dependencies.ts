@@ -68,10 +68,11 @@ export function loadDependencies(
     });
   };
 
+  const clock = overrides.clock ?? (() => new Date());
   return {
     config,
-    clock: overrides.clock ?? (() => new Date()),
-    orders: supabaseOrderStore(client, config.databaseTimeoutMs),
+    clock,
+    orders: supabaseOrderStore(client, clock),
     sendOrderEmails,
     waitUntil: overrides.waitUntil ?? _defaultWaitUntil,
     log,

@@ -11,11 +11,11 @@ import { parseJson } from "../_shared/http/request_body.ts";
 import { type JsonReply, type RequestContext, serveFunction } from "../_shared/http/serve_function.ts";
 import { priceOrder } from "../_shared/orders/money.ts";
 import type { CreateOrderPayload, OrderStore } from "../_shared/orders/order_store.ts";
-import { assertAmountFits, parseCreateOrderRequest } from "./request_schema.ts";
+import { parseCreateOrderRequest } from "./request_schema.ts";
 
 /** What the handler is built from; tests hand in their own clock, store and e-mail sender. */
 export interface CreateOrderDependencies {
-  config: Pick<Config, "apiKeys" | "allowedOrigins" | "rateLimits">;
+  config: Pick<Config, "apiKeys" | "allowedOrigins" | "rateLimits" | "databaseTimeoutMs">;
   clock: () => Date;
   orders: OrderStore;
   /** Sends an order's claimed e-mails; runs after the response, inside `waitUntil`. */
@@ -45,12 +45,16 @@ async function _createOrder(context: RequestContext, deps: CreateOrderDependenci
   const idempotencyKey = readIdempotencyKey(request.headers);
   const bodyText = await context.readBody();
   const order = parseCreateOrderRequest(parseJson(bodyText));
+  // no limit on the amounts here: the catalogue is consulted first (a 404 or PRICE_MISMATCH wins), then
+  // create_order decides whether the catalogue's total fits
   const amounts = priceOrder(order.items, order.paymentMethod, order.gatewayMethod);
-  assertAmountFits(amounts.finalMinor);
 
+  // the database step's clock starts now: the order's time, and its deadline however long the call queues
+  const orderedAt = deps.clock();
+  const deadline = new Date(orderedAt.getTime() + deps.config.databaseTimeoutMs);
   const payload: CreateOrderPayload = {
     storeId: order.storeId,
-    orderedAt: deps.clock().toISOString(),
+    orderedAt: orderedAt.toISOString(),
     buyer: { email: order.buyerEmail, name: order.buyerName, phone: order.buyerPhone },
     shippingAddress: order.shippingAddress,
     paymentMethod: order.paymentMethod,
@@ -67,7 +71,7 @@ async function _createOrder(context: RequestContext, deps: CreateOrderDependenci
       emailWindowSeconds: rateLimits.perEmail.windowSeconds,
     },
   };
-  const result = await deps.orders.createOrder(payload);
+  const result = await deps.orders.createOrder(payload, { deadline });
   const { orderId, orderNumber, totalAmount, checkoutFee, finalAmount, status } = result.response;
   context.annotate({ orderId });
 

@@ -6,10 +6,10 @@
 import { z } from "zod";
 import { type FieldIssue, OrderError } from "../_shared/errors.ts";
 import { ISO_3166_ALPHA2 } from "../_shared/orders/iso_countries.ts";
-import { MAX_AMOUNT_MINOR, toMinorUnits } from "../_shared/orders/money.ts";
-
-const PHONE_SEPARATORS = /[\s\-.()]/g;
-const E164 = /^\+[0-9]{7,15}$/;
+import { isEmailAddress, MAX_EMAIL_LENGTH } from "../_shared/orders/email_address.ts";
+import { toMinorUnits } from "../_shared/orders/money.ts";
+import { normalisePhone } from "../_shared/orders/phone_number.ts";
+import { checkFreeText, checkOptionalFreeText, type FreeTextResult } from "../_shared/orders/text_rules.ts";
 
 /** A type-error message that says "is required" when the field is missing. */
 function _expected(field: string, what: string) {
@@ -17,41 +17,49 @@ function _expected(field: string, what: string) {
     issue.input === undefined ? `${field} is required` : `${field} must be ${what}`;
 }
 
-/** PostgreSQL text and jsonb hold neither U+0000 nor an unpaired surrogate: such a value is a 400, not a 500. */
-function _storable(value: string): boolean {
-  return !value.includes("\u0000") && value.isWellFormed();
+/** A string field checked by one of the text rule's functions, reported at the field's path. */
+function _ruled<T>(field: string, check: (raw: string) => FreeTextResult<T>) {
+  return z.string({ error: _expected(field, "a string") }).transform((raw, ctx) => {
+    const result = check(raw);
+    if (result.ok) return result.text;
+    ctx.addIssue({ code: "custom", message: `${field} ${result.problem}` });
+    return z.NEVER;
+  });
 }
 
-function _storableError(field: string): string {
-  return `${field} must not contain NUL or unpaired surrogate characters`;
-}
+/** A free-text field under the one text rule (text_rules.ts): stored trimmed and NFC-normalised. */
+const _text = (field: string, max: number) => _ruled(field, (raw) => checkFreeText(raw, max));
 
-function _text(field: string, max: number) {
-  return z.string({ error: _expected(field, "a string") }).trim().min(1, {
-    error: `${field} must not be empty`,
-  })
-    .max(max, { error: `${field} must be at most ${max} characters` })
-    .refine(_storable, { error: _storableError(field) });
-}
+/** An optional free-text field: absent, null or only spaces is none; anything else follows the text rule. */
+const _optionalText = (field: string, max: number) =>
+  _ruled(field, (raw) => checkOptionalFreeText(raw, max)).nullish().transform((value) => value ?? null);
 
-function _isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === "https:" || url.protocol === "http:") && url.hostname.length > 0;
-  } catch {
-    return false;
-  }
+/** An absolute http(s) URL, as the parsed URL's serialisation: no raw CR, LF or space survives. */
+function _httpUrl(field: string, max: number) {
+  return z.string({ error: _expected(field, "a string") }).transform((raw, ctx) => {
+    let url: URL | undefined;
+    try {
+      url = new URL(raw.trim());
+    } catch {
+      // reported below
+    }
+    if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || url.hostname.length === 0) {
+      ctx.addIssue({ code: "custom", message: `${field} must be an absolute http or https URL` });
+      return z.NEVER;
+    }
+    if (url.href.length > max) {
+      ctx.addIssue({ code: "custom", message: `${field} must be at most ${max} characters` });
+      return z.NEVER;
+    }
+    return url.href;
+  });
 }
 
 const uuid = (field: string) => z.guid({ error: _expected(field, "a UUID") });
 
 const ShippingAddressSchema = z.strictObject({
   line1: _text("line1", 200),
-  line2: z.string({ error: _expected("line2", "a string") }).trim().max(200, {
-    error: "line2 must be at most 200 characters",
-  })
-    .refine(_storable, { error: _storableError("line2") })
-    .nullish().transform((value) => value || null),
+  line2: _optionalText("line2", 200),
   city: _text("city", 200),
   state: _text("state", 200),
   postalCode: _text("postalCode", 20),
@@ -84,16 +92,23 @@ const ItemSchema = z.strictObject({
 export const CreateOrderRequestSchema = z.strictObject({
   storeId: uuid("storeId"),
   buyerEmail: z.string({ error: _expected("buyerEmail", "a string") }).trim()
-    .max(254, { error: "buyerEmail must be at most 254 characters" })
-    .pipe(z.email({ error: "buyerEmail must be a valid e-mail address" })),
+    .max(MAX_EMAIL_LENGTH, {
+      error: `buyerEmail must be at most ${MAX_EMAIL_LENGTH} characters`,
+      abort: true,
+    })
+    .refine(isEmailAddress, { error: "buyerEmail must be an e-mail address like name@example.com" }),
   buyerName: _text("buyerName", 200),
   buyerPhone: z.string({ error: _expected("buyerPhone", "a string") }).max(40, {
     error: "buyerPhone is too long",
-  })
-    .transform((phone) => phone.replace(PHONE_SEPARATORS, ""))
-    .refine((phone) => E164.test(phone), {
-      error: "buyerPhone must start with + and the country code, then 7 to 15 digits in all",
-    }),
+  }).transform((phone, ctx) => {
+    const normalised = normalisePhone(phone);
+    if (normalised) return normalised;
+    ctx.addIssue({
+      code: "custom",
+      message: "buyerPhone must be + and the country code (not 0), then 7 to 15 digits in all",
+    });
+    return z.NEVER;
+  }),
   shippingAddress: ShippingAddressSchema,
   items: z.array(ItemSchema, { error: _expected("items", "a list") })
     .min(1, { error: "items must hold at least 1 item" })
@@ -101,13 +116,10 @@ export const CreateOrderRequestSchema = z.strictObject({
   paymentMethod: z.enum(["upi_direct", "gateway"], {
     error: _expected("paymentMethod", "upi_direct or gateway"),
   }),
+  // null is the same as leaving it out
   gatewayMethod: z.enum(["card", "upi", "wallet"], { error: "gatewayMethod must be card, upi or wallet" })
-    .optional(),
-  paymentProofUrl: z.string({ error: _expected("paymentProofUrl", "a string") }).trim()
-    .max(2048, { error: "paymentProofUrl must be at most 2048 characters" })
-    .refine(_isHttpUrl, { error: "paymentProofUrl must be an absolute http or https URL" })
-    .refine(_storable, { error: _storableError("paymentProofUrl") })
     .nullish(),
+  paymentProofUrl: _httpUrl("paymentProofUrl", 2048).nullish(),
 }, { error: "the body must be a JSON object" })
   .superRefine((order, ctx) => {
     if (order.paymentMethod === "upi_direct" && !order.paymentProofUrl) {
@@ -117,7 +129,7 @@ export const CreateOrderRequestSchema = z.strictObject({
         message: "paymentProofUrl is required for upi_direct",
       });
     }
-    if (order.paymentMethod !== "gateway" && order.gatewayMethod !== undefined) {
+    if (order.paymentMethod !== "gateway" && order.gatewayMethod != null) {
       ctx.addIssue({
         code: "custom",
         path: ["gatewayMethod"],
@@ -178,13 +190,4 @@ export function parseCreateOrderRequest(body: unknown): CreateOrderRequest {
     gatewayMethod: order.paymentMethod === "gateway" ? order.gatewayMethod ?? "card" : null,
     paymentProofUrl: order.paymentProofUrl ?? null,
   };
-}
-
-/** Refuses an order whose final amount would not fit numeric(12,2). */
-export function assertAmountFits(finalMinor: number): void {
-  if (!Number.isSafeInteger(finalMinor) || finalMinor > MAX_AMOUNT_MINOR) {
-    throw new OrderError("VALIDATION_FAILED", "The request body is invalid", {
-      details: [{ path: "items", message: "the order's final amount must be at most 9999999999.99" }],
-    });
-  }
 }

@@ -1,6 +1,6 @@
 /**
- * The rules that keep buyer-supplied text harmless inside an e-mail: HTML escaping, single-line subjects,
- * and links that can only be http(s).
+ * The rules that keep buyer-supplied text harmless inside an e-mail: HTML escaping, single lines and
+ * single-line subjects, and links that can only be http(s).
  */
 
 const _HTML_ESCAPES: Record<string, string> = {
@@ -19,14 +19,26 @@ export function escapeHtml(value: unknown): string {
 /** The longest subject we send; longer ones end with an ellipsis. */
 export const SUBJECT_MAX_LENGTH = 150;
 
+// C0, DEL, C1, the Unicode line and paragraph separators, and the bidi embeddings, overrides and isolates
+// deno-lint-ignore no-control-regex
+const _LINE_BREAKERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g;
+
 /**
- * Makes a subject header-safe: CR, LF and every other control character become one space (so no value
- * can start a new header line), runs of white space collapse, and the result is capped at
- * {@linkcode SUBJECT_MAX_LENGTH} characters.
+ * One line of plain text: every control character, line break and bidi control becomes a space. The
+ * request schema already refuses them in buyer text; this keeps a row written some other way from
+ * starting a line of its own in an e-mail.
+ */
+export function oneLine(text: string): string {
+  return text.replace(_LINE_BREAKERS, " ");
+}
+
+/**
+ * Makes a subject header-safe: {@linkcode oneLine} (so no value can start a new header line or reorder the
+ * subject), runs of white space collapsed, and the result capped at {@linkcode SUBJECT_MAX_LENGTH}
+ * characters.
  */
 export function singleLineSubject(subject: string): string {
-  // deno-lint-ignore no-control-regex
-  const flat = subject.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ").replace(/\s+/g, " ").trim();
+  const flat = oneLine(subject).replace(/\s+/g, " ").trim();
   const chars = [...flat];
   return chars.length <= SUBJECT_MAX_LENGTH
     ? flat

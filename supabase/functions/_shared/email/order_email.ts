@@ -20,6 +20,11 @@ export interface OrderEmailData {
   createdAt: string;
   /** ISO 4217 code of the store, e.g. INR. */
   currency: string;
+  /**
+   * The order's status when the e-mail was written; the payment wording follows it. Rows written before
+   * it was recorded have none: their orders were `payment_pending`, as every new order is.
+   */
+  status?: "pending" | "payment_pending" | "paid" | "processing" | "shipped" | "delivered" | "cancelled";
   store: { name: string; ownerEmail: string };
   buyer: { name: string; email: string; phone: string };
   shippingAddress: {

@@ -8,7 +8,9 @@ export const SQLSTATE_ERROR_CODES: Readonly<Record<string, ErrorCode>> = {
   OCS04: "STORE_NOT_FOUND",
   OCP04: "PRODUCT_NOT_FOUND",
   OCV04: "VARIANT_NOT_FOUND",
+  OCV00: "VARIANT_REQUIRED",
   OC400: "PRICE_MISMATCH",
+  OCA03: "VALIDATION_FAILED",
   OCI09: "IDEMPOTENCY_KEY_IN_USE",
   OCI22: "IDEMPOTENCY_KEY_REUSED",
   OCR29: "RATE_LIMITED",
@@ -18,7 +20,9 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   STORE_NOT_FOUND: "No active store with this storeId",
   PRODUCT_NOT_FOUND: "A product is unknown, inactive or of another store",
   VARIANT_NOT_FOUND: "A variant is unknown, inactive or of another product",
+  VARIANT_REQUIRED: "A product is sold in variants: choose one with variantId",
   PRICE_MISMATCH: "An item's price differs from the current catalogue price",
+  VALIDATION_FAILED: "The request body is invalid",
   IDEMPOTENCY_KEY_IN_USE: "A request with this Idempotency-Key is still being processed; retry later",
   IDEMPOTENCY_KEY_REUSED: "This Idempotency-Key was used with a different request body",
   RATE_LIMITED: "Too many orders; retry later",
@@ -58,7 +62,15 @@ export function mapDatabaseError(error: DatabaseErrorLike): OrderError {
     );
     return new OrderError(code, MESSAGES[code]!, { headers: { "Retry-After": String(retryAfter) } });
   }
+  if (code === "VALIDATION_FAILED") {
+    // OCA03: the catalogue's total of this order does not fit numeric(12,2), decided after the catalogue
+    return new OrderError(code, MESSAGES[code]!, {
+      details: [{ path: "items", message: "the order's final amount must be at most 9999999999.99" }],
+    });
+  }
   return new OrderError(code, MESSAGES[code]!, {
-    details: code === "PRICE_MISMATCH" || code.endsWith("NOT_FOUND") ? details : undefined,
+    details: code === "PRICE_MISMATCH" || code === "VARIANT_REQUIRED" || code.endsWith("NOT_FOUND")
+      ? details
+      : undefined,
   });
 }

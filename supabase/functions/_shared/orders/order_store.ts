@@ -43,7 +43,12 @@ export interface CreateOrderResult {
   emails: OutboxEmail[];
 }
 
+/** How long the store may take: past `deadline` it gives up, and nothing of the order is stored. */
+export interface CreateOrderOptions {
+  deadline: Date;
+}
+
 /** Stores an order; throws OrderError for the contract's failures, anything else for outages. */
 export interface OrderStore {
-  createOrder(payload: CreateOrderPayload): Promise<CreateOrderResult>;
+  createOrder(payload: CreateOrderPayload, options: CreateOrderOptions): Promise<CreateOrderResult>;
 }

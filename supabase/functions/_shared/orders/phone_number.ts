@@ -1,0 +1,12 @@
+/** The contract's buyer phone rule: a country code is required, stored in E.164 form. Pure. */
+
+// what people put between digits: spaces, hyphens, dots and parentheses
+const _SEPARATORS = /[\s\-.()]/g;
+// +, then 7 to 15 digits, the first (the country code's) not 0
+const _E164 = /^\+[1-9][0-9]{6,14}$/;
+
+/** `phone` in E.164 form (`+919876543210`) once separators are removed, or null when it is not one. */
+export function normalisePhone(phone: string): string | null {
+  const compact = phone.replace(_SEPARATORS, "");
+  return _E164.test(compact) ? compact : null;
+}

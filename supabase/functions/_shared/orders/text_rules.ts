@@ -1,0 +1,53 @@
+/**
+ * The one rule for buyer free text (names, address lines, city, state, postal code): a value is stored
+ * trimmed and NFC-normalised, and refused when it holds a control character or line break, a
+ * bidirectional control, or nothing visible. Buyer text then stays one plain line that cannot reorder
+ * what follows it or pass for blank, so it can never imitate a section of our e-mails. Pure.
+ */
+
+// C0 (with TAB, LF, CR), DEL and C1, and the two Unicode line and paragraph separators
+// deno-lint-ignore no-control-regex
+const _CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+// embeddings and overrides (LRE, RLE, PDF, LRO, RLO) and isolates (LRI, RLI, FSI, PDI)
+const _BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
+// what draws nothing: white space, default-ignorable characters (zero-width, U+3164 and the other Hangul
+// fillers, variation selectors), format characters, combining marks on their own, and U+2800 BRAILLE BLANK
+const _INVISIBLE = /[\p{White_Space}\p{Default_Ignorable_Code_Point}\p{Cf}\p{M}\u2800]/gu;
+
+/** A value accepted by the rule, or the reason it was refused (a phrase that follows the field's name). */
+export type FreeTextResult<T = string> = { ok: true; text: T } | { ok: false; problem: string };
+
+/**
+ * Applies the free-text rule to `raw` for a field of at most `maxLength` characters (UTF-16 code units,
+ * counted after trimming and normalisation).
+ */
+export function checkFreeText(raw: string, maxLength: number): FreeTextResult {
+  const characters = _characterProblem(raw);
+  if (characters) return { ok: false, problem: characters };
+  const text = raw.trim().normalize("NFC");
+  if (text.length === 0) return { ok: false, problem: "must not be empty" };
+  if (text.length > maxLength) return { ok: false, problem: `must be at most ${maxLength} characters` };
+  if (text.replace(_INVISIBLE, "").length === 0) {
+    return { ok: false, problem: "must contain a visible character" };
+  }
+  return { ok: true, text };
+}
+
+/**
+ * The rule for an optional field: a value of only spaces is none (null); anything else, control
+ * characters among spaces included, is checked as {@linkcode checkFreeText} checks it.
+ */
+export function checkOptionalFreeText(raw: string, maxLength: number): FreeTextResult<string | null> {
+  if (raw.trim() === "" && !_characterProblem(raw)) return { ok: true, text: null };
+  return checkFreeText(raw, maxLength);
+}
+
+function _characterProblem(raw: string): string | null {
+  // PostgreSQL text and jsonb hold neither NUL (a control character) nor an unpaired surrogate
+  if (!raw.isWellFormed()) return "must not contain unpaired surrogate characters";
+  if (_CONTROL.test(raw)) return "must not contain control characters or line breaks";
+  if (_BIDI_CONTROL.test(raw)) {
+    return "must not contain bidirectional control characters (U+202A-U+202E, U+2066-U+2069)";
+  }
+  return null;
+}

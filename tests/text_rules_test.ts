@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import { checkFreeText, checkOptionalFreeText } from "../supabase/functions/_shared/orders/text_rules.ts";
+
+/** The class of character each refused value shows, and the values. */
+const REFUSED: [string, string[]][] = [
+  ["C0 controls, CR, LF and TAB", [
+    "Asha\u0000",
+    "Asha\u0007Rao",
+    "Asha\u001b[2J",
+    "Flat 4\n\nPAYMENT",
+    "A\rB",
+    "A\tB",
+  ]],
+  ["DEL and C1 controls", ["Asha\u007f", "Asha\u0085Rao", "A\u009bB"]],
+  ["line and paragraph separators", ["Flat 4\u2028PAYMENT", "A\u2029B"]],
+  ["bidi embeddings and overrides", ["\u202eevil", "A\u202aB", "A\u202bB", "A\u202cB", "A\u202dB"]],
+  ["bidi isolates", ["A\u2066B", "A\u2067B", "A\u2068B", "A\u2069B"]],
+  ["nothing visible", [
+    "   ",
+    "\u200b",
+    "\u200b\u200c\u200d\u2060",
+    "\u3164",
+    "\u3164\u3164",
+    "\u2800",
+    "\ufeff",
+    "\u00ad",
+    "\u0301\u0301",
+    "\u115f\u1160",
+    "\uffa0",
+    "\u00a0\u2003",
+  ]],
+  ["unpaired surrogates", ["\ud800", "x\udfffy"]],
+];
+
+Deno.test("checkFreeText() refuses control characters, bidi controls and values with nothing visible", async (t) => {
+  for (const [kind, values] of REFUSED) {
+    await t.step(kind, () => {
+      for (const value of values) {
+        const result = checkFreeText(value, 200);
+        assert.equal(result.ok, false, `${JSON.stringify(value)} was accepted`);
+      }
+    });
+  }
+});
+
+Deno.test("checkFreeText() accepts ordinary text of any script, trimmed and NFC-normalised", async (t) => {
+  const accepted: [string, string][] = [
+    ["  Asha Rao  ", "Asha Rao"],
+    ["Jose\u0301", "Jos\u00e9"], // NFD in, NFC stored
+    ["Zoe\u0308 Mu\u0308ller", "Zo\u00eb M\u00fcller"],
+    ["\u0906\u0936\u093e \u0930\u093e\u0935", "\u0906\u0936\u093e \u0930\u093e\u0935"], // Devanagari with its marks
+    ["\u05e9\u05dc\u05d5\u05dd", "\u05e9\u05dc\u05d5\u05dd"], // right-to-left text without controls
+    ["\ud55c\uad6d", "\ud55c\uad6d"],
+    ["O'Brien & Sons <Ltd>", "O'Brien & Sons <Ltd>"], // escaping is the e-mail's job
+    ["\u200bA", "\u200bA"], // something visible besides
+    ["\u{1f600}", "\u{1f600}"],
+  ];
+  for (const [value, stored] of accepted) {
+    await t.step(
+      JSON.stringify(value),
+      () => assert.deepEqual(checkFreeText(value, 200), { ok: true, text: stored }),
+    );
+  }
+});
+
+Deno.test("checkFreeText() counts the length after trimming and normalisation", () => {
+  assert.deepEqual(checkFreeText(` ${"a".repeat(20)} `, 20), { ok: true, text: "a".repeat(20) });
+  assert.equal(checkFreeText("a".repeat(21), 20).ok, false);
+  // 20 decomposed characters are 40 code units, 20 once composed
+  assert.equal(checkFreeText("e\u0301".repeat(20), 20).ok, true);
+  assert.equal(checkFreeText("", 20).ok, false);
+});
+
+Deno.test("checkOptionalFreeText() takes only spaces as none, and still refuses control characters among them", () => {
+  assert.deepEqual(checkOptionalFreeText("", 200), { ok: true, text: null });
+  assert.deepEqual(checkOptionalFreeText("  \u00a0 ", 200), { ok: true, text: null });
+  assert.equal(checkOptionalFreeText("\t", 200).ok, false);
+  assert.equal(checkOptionalFreeText(" \n ", 200).ok, false);
+  assert.equal(checkOptionalFreeText("\u200b", 200).ok, false);
+  assert.deepEqual(checkOptionalFreeText(" Flat 4B ", 200), { ok: true, text: "Flat 4B" });
+});
