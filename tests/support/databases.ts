@@ -86,15 +86,21 @@ export async function permissivePostgres(): Promise<SqlDatabase | null> {
   return (await _newPostgresDatabase(5, "permissive")).db;
 }
 
+/** A test database older than this belongs to a run that has ended. */
+const STALE_AFTER_MS = 20 * 60 * 1000;
+
 /**
- * Drops the databases of earlier test files and runs: a file cannot drop its own at exit, so the next does.
- * One still in use by a concurrent run refuses the drop (no `force`), and is left alone.
+ * Drops the databases of earlier runs: a file cannot drop its own at exit, so a later run does. Only those
+ * made more than {@linkcode STALE_AFTER_MS} ago (the time is in the name): a concurrent run's database can
+ * be idle between two of its tests, and dropping it then would fail that run.
  */
 async function _dropStaleTestDatabases(admin: SqlDatabase): Promise<void> {
   const rows = await admin.query<{ datname: string }>(
     "select datname from pg_database where datname like 'create_order_test_%'",
   );
   for (const { datname } of rows) {
+    const madeAt = Number(/^create_order_test_(\d+)_/.exec(datname)?.[1]);
+    if (!(Date.now() - madeAt > STALE_AFTER_MS)) continue;
     await admin.exec(`drop database if exists ${datname}`).catch(() => {});
   }
 }
