@@ -10,6 +10,12 @@ export interface PerOrder {
   walBytes: number;
   /** Of which full-page images. */
   walFpiBytes: number;
+  /** walBytes without the full-page images: what the order's own records take. */
+  walRecordBytes: number;
+  /** The bench database's WAL records per order by kind ("Heap INSERT", ...): bytes, image bytes, count. */
+  walByKind: Record<string, { bytes: number; fpiBytes: number; records: number }>;
+  /** Checkpoints by others inside the runs (each brings a new round of images); null if unread in any. */
+  walOtherCheckpoints: number | null;
   /** The smallest share of the cluster's WAL the bench database wrote in a run; null if unread in any. */
   walOwnShare: number | null;
   /** The bench database's transactions per order, the counter readers' subtracted. */
@@ -53,6 +59,20 @@ export function perOrder(costs: RunCost[]): PerOrder {
     t.hotUpdated = per(t.hotUpdated);
     t.deleted = per(t.deleted);
   }
+  const walByKind: PerOrder["walByKind"] = {};
+  for (const cost of costs) {
+    for (const [kind, k] of Object.entries(cost.wal.ownByKind)) {
+      const w = walByKind[kind] ??= { bytes: 0, fpiBytes: 0, records: 0 };
+      w.bytes += k.bytes;
+      w.fpiBytes += k.fpiBytes;
+      w.records += k.records;
+    }
+  }
+  for (const w of Object.values(walByKind)) {
+    w.bytes = per(w.bytes);
+    w.fpiBytes = per(w.fpiBytes);
+    w.records = per(w.records);
+  }
   const cpuMs: Record<string, number> = {};
   const peakRssMiB: Record<string, number> = {};
   for (const cost of costs) {
@@ -63,11 +83,15 @@ export function perOrder(costs: RunCost[]): PerOrder {
   }
   for (const name of Object.keys(cpuMs)) cpuMs[name] = per(cpuMs[name] * 1000);
   const shares = costs.map((c) => c.wal.ownShare);
+  const checkpoints = costs.map((c) => c.wal.otherCheckpoints);
   return {
     runs: costs.length,
     orders,
     walBytes: per(sum((c) => c.wal.ownBytes)),
     walFpiBytes: per(sum((c) => c.wal.ownFpiBytes)),
+    walRecordBytes: per(sum((c) => c.wal.ownBytes - c.wal.ownFpiBytes)),
+    walByKind,
+    walOtherCheckpoints: checkpoints.includes(null) ? null : sum((c) => c.wal.otherCheckpoints!),
     walOwnShare: shares.some((s) => s === null) ? null : Math.min(...(shares as number[])),
     transactions: per(sum((c) => c.transactions)),
     tuplesWritten: per(written),

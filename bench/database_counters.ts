@@ -3,8 +3,8 @@
  * bench's own reads. PostgreSQL 15 backends flush their counters when they go idle, but at most once a
  * second: what a backend did within a second of its last flush waits for a timer 10 s later
  * (PGSTAT_IDLE_INTERVAL), or for its exit. So a snapshot first waits until no client backend of the
- * bench database has been busy in the last 11 s and the database's row of `pg_stat_database` has not
- * moved for 1.25 s. Transactions are read from the meter session, which is connected to another
+ * bench database has been busy in the last 11 s, no autovacuum worker is in it, and the database's row
+ * of `pg_stat_database` has not moved for 1.25 s. Transactions are read from the meter session, which is connected to another
  * database and so adds none; the per-table counters of `pg_stat_user_tables` can only be read from
  * inside the bench database, by a fresh session that is closed at once (it flushes on exit): each such
  * session adds a fixed number of transactions, measured at start ({@linkcode DatabaseCounters.calibrate})
@@ -30,7 +30,7 @@ export interface CounterSnapshot {
   orders: number;
   /** pg_stat_user_tables of schema public, by table. */
   tables: Record<string, TupleCounters>;
-  /** autovacuum_count + autoanalyze_count over those tables. */
+  /** autovacuum_count + autoanalyze_count over all tables of the database, catalogues included. */
   autovacuums: number;
   /** Sessions the bench opened in the bench database so far, to read the counters. */
   readerSessions: number;
@@ -50,7 +50,7 @@ const _sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const _TABLES_SQL = `
 select relname as table_name, n_tup_ins::text as inserted, n_tup_upd::text as updated,
   n_tup_hot_upd::text as hot_updated, n_tup_del::text as deleted,
-  (autovacuum_count + autoanalyze_count)::text as autovacuums,
+  (select sum(autovacuum_count + autoanalyze_count) from pg_stat_all_tables)::text as autovacuums,
   (select count(*) from public.orders)::text as orders
 from pg_stat_user_tables where schemaname = 'public'`;
 
@@ -63,8 +63,8 @@ export function databaseCounters(meter: Sql, benchUrl: string, benchName: string
       `select (xact_commit + xact_rollback)::text as transactions, sessions::text as sessions,
          tup_inserted::text as i, tup_updated::text as u, tup_deleted::text as d,
          exists (select 1 from pg_stat_activity a where a.datname = d.datname
-           and a.backend_type = 'client backend'
-           and (a.state <> 'idle' or a.state_change > now() - interval '11 seconds')) as busy
+           and (a.backend_type = 'autovacuum worker' or a.backend_type = 'client backend'
+             and (a.state is distinct from 'idle' or a.state_change > now() - interval '11 seconds'))) as busy
        from pg_stat_database d where datname = $1`,
       [benchName],
     );
@@ -75,8 +75,9 @@ export function databaseCounters(meter: Sql, benchUrl: string, benchName: string
   };
 
   /**
-   * Waits (up to 60 s) until no client backend was busy in the last 11 s and the row is unchanged for
-   * 5 reads 250 ms apart; returns its transactions and sessions.
+   * Waits (up to 60 s) until no client backend was busy in the last 11 s, no autovacuum worker is at
+   * work in the database (it flushes when it exits), and the row is unchanged for 5 reads 250 ms apart;
+   * returns its transactions and sessions.
    */
   const settle = async (): Promise<{ transactions: number; sessions: number }> => {
     let last = await databaseRow();
@@ -110,7 +111,6 @@ export function databaseCounters(meter: Sql, benchUrl: string, benchName: string
     }
     const { transactions, sessions } = await settle();
     const tables: Record<string, TupleCounters> = {};
-    let autovacuums = 0;
     for (const row of rows) {
       tables[row.table_name] = {
         inserted: Number(row.inserted),
@@ -118,14 +118,13 @@ export function databaseCounters(meter: Sql, benchUrl: string, benchName: string
         hotUpdated: Number(row.hot_updated),
         deleted: Number(row.deleted),
       };
-      autovacuums += Number(row.autovacuums);
     }
     return {
       transactions,
       sessions,
       orders: Number(rows[0]?.orders ?? 0),
       tables,
-      autovacuums,
+      autovacuums: Number(rows[0]?.autovacuums ?? 0),
       readerSessions,
       complete: _complete(rows),
     };

@@ -9,7 +9,7 @@ const _n = (value: number, digits: number) =>
   Number.isFinite(value)
     ? round(value, digits).toLocaleString("en-US", { maximumFractionDigits: digits })
     : "–";
-const _wal = (p: PerOrder) => `${_n(p.walBytes, 0)} (${_n(p.walFpiBytes, 0)})`;
+const _wal = (p: PerOrder) => `${_n(p.walRecordBytes, 0)} / ${_n(p.walBytes, 0)}`;
 const _targets = (targets: Target[]) =>
   targets.map((t) => `| ${t.name} | ${t.goal} | ${t.value} | ${t.met ? "met" : "**missed**"} |`);
 
@@ -42,8 +42,8 @@ export function renderTable(r: BenchResults): string {
   }
   lines.push(
     "",
-    "Cost per order by setting (the setting's runs summed, divided by their orders). WAL in bytes, full-page",
-    "images in brackets; transactions of the bench database (pgbench's include the one each client spends",
+    "Cost per order by setting (the setting's runs summed, divided by their orders). WAL in bytes, without /",
+    "with full-page images; transactions of the bench database (pgbench's include the one each client spends",
     "preparing each script it uses, up to 80 per client); the stand-in's RPC calls in brackets; CPU of each",
     "service process; peak RSS of the function / the stand-in.",
     "",
@@ -63,7 +63,17 @@ export function renderTable(r: BenchResults): string {
       );
     }
   }
-  lines.push("", ..._tupleTable(r), "", ..._overheads(r), "", "| ratio | value |", "|---|---:|");
+  lines.push(
+    "",
+    ..._tupleTable(r),
+    "",
+    ..._walTable(r),
+    "",
+    ..._overheads(r),
+    "",
+    "| ratio | value |",
+    "|---|---:|",
+  );
   lines.push(...Object.entries(r.ratios).map(([name, value]) => `| ${name} | ${value} |`));
   lines.push(
     "",
@@ -96,6 +106,24 @@ function _tupleTable(r: BenchResults): string[] {
     "|---|---:|---:|---:|---:|",
     ...tables.map((table) => `| ${table} | ${cells(pg, table)} | ${cells(svc, table)} |`),
     `| **all tables: inserted + updated** | ${_n(pg.tuplesWritten, 3)} | | ${_n(svc.tuplesWritten, 3)} | |`,
+  ];
+}
+
+/** The bench database's WAL per order by record kind, over all runs of each load, largest first. */
+function _walTable(r: BenchResults): string[] {
+  const pg = r.pgbenchCost.all.walByKind;
+  const svc = r.serviceCost.all.walByKind;
+  const kinds = [...new Set([...Object.keys(pg), ...Object.keys(svc)])]
+    .sort((a, b) => (svc[b]?.bytes ?? 0) - (svc[a]?.bytes ?? 0) || (pg[b]?.bytes ?? 0) - (pg[a]?.bytes ?? 0));
+  const cells = (k?: { bytes: number; fpiBytes: number; records: number }) =>
+    k ? `${_n(k.bytes, 0)} | ${_n(k.fpiBytes, 0)} | ${_n(k.records, 2)}` : "0 | 0 | 0";
+  return [
+    "WAL records of the bench database per order by kind (pg_walinspect, all runs of each load; bytes as laid",
+    "out, page headers apart):",
+    "",
+    "| record | pgbench B | of which images B | pgbench records | service B | of which images B | service records |",
+    "|---|---:|---:|---:|---:|---:|---:|",
+    ...kinds.map((kind) => `| ${kind} | ${cells(pg[kind])} | ${cells(svc[kind])} |`),
   ];
 }
 

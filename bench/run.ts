@@ -72,6 +72,17 @@ log(`load average at start: ${loadAtStart}`);
 const bench = await createBenchDatabase(serverUrl);
 const dir = await Deno.makeTempDir({ prefix: "bench_" });
 const children: { stop(): Promise<void> }[] = [];
+let cleaning: Promise<void> | undefined;
+// child processes, the databases and the temporary files go also when the run is interrupted
+const cleanUp = () =>
+  cleaning ??= (async () => {
+    for (const child of children.reverse()) await child.stop().catch(() => {});
+    await bench.drop();
+    await Deno.remove(dir, { recursive: true });
+  })();
+const interrupted = () => cleanUp().finally(() => Deno.exit(130));
+Deno.addSignalListener("SIGINT", interrupted);
+Deno.addSignalListener("SIGTERM", interrupted);
 try {
   log(`database ${bench.name}: migrated, ${STORES} stores x 20 products seeded`);
   if (sqlApplied) {
@@ -193,7 +204,7 @@ try {
   console.log(`pgbench best: ${best.tps.toFixed(0)} tps at ${best.clients} clients (10 stores)`);
   console.log(`ratio service/pgbench-best: ${results.ratios.servicePerPgbenchBest}`);
 } finally {
-  for (const child of children.reverse()) await child.stop().catch(() => {});
-  await bench.drop();
-  await Deno.remove(dir, { recursive: true });
+  Deno.removeSignalListener("SIGINT", interrupted);
+  Deno.removeSignalListener("SIGTERM", interrupted);
+  await cleanUp();
 }

@@ -21,6 +21,17 @@ export interface WalUsage {
   /** Bytes of full-page images in the bench database's records (0 when unread). */
   ownFpiBytes: number;
   ownRecords: number;
+  /**
+   * Checkpoint records inside the span: checkpoints besides the bench's own, which ends just before it
+   * (timed, or requested by other sessions of the shared server, e.g. DROP DATABASE). Each makes the next
+   * change to every page write a full-page image again. Null when unread.
+   */
+  otherCheckpoints: number | null;
+  /**
+   * The bench database's records by kind ("<resource manager> <record type>", e.g. "Heap UPDATE"): bytes
+   * as laid out (MAXALIGNed, page headers not included), of which full-page images, and count.
+   */
+  ownByKind: Record<string, { bytes: number; fpiBytes: number; records: number }>;
 }
 
 /** A span being measured: {@linkcode WalSpan.close} takes the end LSN and reads the records. */
@@ -32,9 +43,12 @@ export interface WalSpan {
   close(end: string): Promise<WalUsage>;
 }
 
-const _OWN_RECORDS_SQL = `
+// One row per (own, kind): a kind is "<resource manager> <record type>", named for the bench database's
+// records and for checkpoints (everyone else's records are summed without one).
+const _RECORDS_SQL = `
 with records as materialized (
   select xid::text::bigint as xid, record_length, fpi_length, block_ref ~ $3 as own_block,
+    resource_manager || ' ' || record_type as kind,
     case when resource_manager = 'Transaction' then
       string_to_array(btrim((regexp_match(description, 'subxacts:([ 0-9]+)'))[1]), ' ')::bigint[]
     end as subxids
@@ -42,17 +56,22 @@ with records as materialized (
 ),
 own_xids as materialized (select distinct xid from records where own_block and xid <> 0),
 marked as (
-  select r.record_length, r.fpi_length,
+  select r.record_length, r.fpi_length, r.kind,
     r.own_block or o.xid is not null or
       (r.subxids is not null and exists (select 1 from own_xids s where s.xid = any(r.subxids))) as own
   from records r left join own_xids o on o.xid = r.xid and r.xid <> 0
 )
-select
-  coalesce(sum((record_length + 7) / 8 * 8), 0)::text as all_bytes,
-  coalesce(sum((record_length + 7) / 8 * 8) filter (where own), 0)::text as own_bytes,
-  coalesce(sum(fpi_length) filter (where own), 0)::text as own_fpi_bytes,
-  count(*) filter (where own)::text as own_records
-from marked`;
+select own, case when own or kind like 'XLOG CHECKPOINT%' then kind end as kind,
+  sum((record_length + 7) / 8 * 8)::text as bytes, sum(fpi_length)::text as fpi_bytes, count(*)::text as records
+from marked group by 1, 2`;
+
+interface _KindRow {
+  own: boolean;
+  kind: string | null;
+  bytes: string;
+  fpi_bytes: string;
+  records: string;
+}
 
 let _slots = 0;
 
@@ -82,24 +101,23 @@ export async function openWalSpan(meter: Sql, benchDatabaseOid: number): Promise
           [end, start],
         );
         const lsnBytes = Number(bytes);
-        const unread = { lsnBytes, ownShare: null, ownBytes: lsnBytes, ownFpiBytes: 0, ownRecords: 0 };
-        if (lsnBytes <= 0) return { ...unread, ownShare: 1, ownBytes: 0 };
+        const unread = {
+          lsnBytes,
+          ownShare: null,
+          ownBytes: lsnBytes,
+          ownFpiBytes: 0,
+          ownRecords: 0,
+          otherCheckpoints: null,
+          ownByKind: {},
+        };
+        if (lsnBytes <= 0) return { ...unread, ownShare: 1, ownBytes: 0, otherCheckpoints: 0 };
         try {
           await _waitFlushed(meter, end);
-          const [row] = await meter.unsafe<Record<string, string>[]>(_OWN_RECORDS_SQL, [
-            start,
-            end,
-            `rel [0-9]+/${benchDatabaseOid}/`,
-          ]);
-          const all = Number(row.all_bytes);
-          const ownShare = all > 0 ? Number(row.own_bytes) / all : 0;
-          return {
-            lsnBytes,
-            ownShare,
-            ownBytes: lsnBytes * ownShare,
-            ownFpiBytes: Number(row.own_fpi_bytes),
-            ownRecords: Number(row.own_records),
-          };
+          const rows = await meter.unsafe<_KindRow[]>(
+            _RECORDS_SQL,
+            [start, end, `rel [0-9]+/${benchDatabaseOid}/`],
+          );
+          return _attribute(lsnBytes, rows);
         } catch {
           return unread;
         }
@@ -107,6 +125,38 @@ export async function openWalSpan(meter: Sql, benchDatabaseOid: number): Promise
         if (slotHeld) await meter.unsafe("select pg_drop_replication_slot($1)", [slot]).catch(() => {});
       }
     },
+  };
+}
+
+/** Sums the grouped rows of the span's records into a {@linkcode WalUsage}. */
+function _attribute(lsnBytes: number, rows: _KindRow[]): WalUsage {
+  let all = 0;
+  let own = 0;
+  let ownFpiBytes = 0;
+  let ownRecords = 0;
+  let otherCheckpoints = 0;
+  const ownByKind: WalUsage["ownByKind"] = {};
+  for (const row of rows) {
+    const bytes = Number(row.bytes);
+    all += bytes;
+    if (!row.own) {
+      if (row.kind) otherCheckpoints += Number(row.records);
+      continue;
+    }
+    own += bytes;
+    ownFpiBytes += Number(row.fpi_bytes);
+    ownRecords += Number(row.records);
+    ownByKind[row.kind!] = { bytes, fpiBytes: Number(row.fpi_bytes), records: Number(row.records) };
+  }
+  const ownShare = all > 0 ? own / all : 0;
+  return {
+    lsnBytes,
+    ownShare,
+    ownBytes: lsnBytes * ownShare,
+    ownFpiBytes,
+    ownRecords,
+    otherCheckpoints,
+    ownByKind,
   };
 }
 
