@@ -1,4 +1,8 @@
-/** The throwaway database of one bench run: created fresh on the server at DATABASE_URL, dropped at the end. */
+/**
+ * The throwaway databases of one bench run, created fresh on the server at DATABASE_URL and dropped at
+ * the end: the bench database, and a meter database beside it (with pg_walinspect) from which the
+ * bench reads the server's statistics and WAL without adding transactions to the bench database.
+ */
 import postgres from "postgres";
 import { resetDatabase } from "../local/migrate.ts";
 import { openPostgres } from "../local/open_database.ts";
@@ -10,37 +14,59 @@ export interface BenchDatabase {
   /** Its URL (the server's URL with the database name replaced). */
   url: string;
   name: string;
+  /** Its OID (the database part of the relation paths in WAL records). */
+  oid: number;
+  /** The URL of the meter database. */
+  meterUrl: string;
   /** A small pool for the bench's own checks. */
   db: SqlDatabase;
-  /** Closes the pool and drops the database. */
+  /** Closes the pool and drops both databases. */
   drop(): Promise<void>;
 }
 
-/** Creates `bench_<timestamp>`, applies the migrations and seeds the bench catalogue. */
+/** Creates `bench_<timestamp>` (migrated, bench catalogue seeded) and `bench_<timestamp>_meter`. */
 export async function createBenchDatabase(serverUrl: string): Promise<BenchDatabase> {
   const name = `bench_${new Date().toISOString().replace(/\D/g, "").slice(0, 14)}_${Deno.pid}`;
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${name}`);
+  await admin.unsafe(`create database ${name}_meter`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
+  const meterUrl = new URL(serverUrl);
+  meterUrl.pathname = `/${name}_meter`;
   const db = openPostgres(url.href, 2);
+  const dropAll = async () => {
+    await admin.unsafe(`drop database if exists ${name} with (force)`);
+    await admin.unsafe(`drop database if exists ${name}_meter with (force)`);
+    await admin.end();
+  };
+  let oid: number;
   try {
     await resetDatabase(db, { seed: false });
     await db.exec(catalogueSql());
+    // the migrations' catalogue rows and the seed vacuumed now, not by autovacuum inside a measured run
+    await db.exec("vacuum analyze");
+    const meter = postgres(meterUrl.href, { max: 1, onnotice: () => {} });
+    // without the extension the WAL figures are the cluster's LSN deltas, unattributed (the report says so)
+    await meter.unsafe("create extension if not exists pg_walinspect").catch(() => {});
+    await meter.end();
+    [{ oid }] = await db.query<{ oid: number }>(
+      "select oid::integer as oid from pg_database where datname = current_database()",
+    );
   } catch (error) {
     await db.close();
-    await admin.unsafe(`drop database if exists ${name} with (force)`);
-    await admin.end();
+    await dropAll();
     throw error;
   }
   return {
     url: url.href,
     name,
+    oid,
+    meterUrl: meterUrl.href,
     db,
     async drop() {
       await db.close();
-      await admin.unsafe(`drop database if exists ${name} with (force)`);
-      await admin.end();
+      await dropAll();
     },
   };
 }

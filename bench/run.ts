@@ -1,33 +1,32 @@
 /**
- * `deno task bench [--quick] [--apply <file.sql>]`: issue 5's benchmark in one run on this machine.
- * A throwaway database (`bench_<timestamp>` on the server at DATABASE_URL), pgbench's create_order as
- * the physical limit, the service through HTTP with wrk, the handler alone, cold starts and memory;
- * writes bench/results/<date>.json, rewrites the table of BENCHMARKS.md (full runs), and ends with
+ * `deno task bench [--quick] [--apply <file.sql>]`: the whole benchmark in one run on this machine.
+ * A throwaway database (`bench_<timestamp>` on the server at DATABASE_URL, with a meter database
+ * beside it), pgbench's create_order as the physical limit, the service through HTTP with wrk (the
+ * function and the stand-in each in its own process), each run's cost per order (WAL, transactions,
+ * heap tuples, CPU and peak RSS per process), the handler alone, cold starts; writes
+ * bench/results/<date>.json, rewrites the table of BENCHMARKS.md (full runs), and ends with
  * `ratio service/pgbench-best: <number>`.
  *
- * --quick: one run of 3 s per setting (under 2 minutes); the full run does 3 runs of 10 s.
+ * --quick: one run of 3 s per setting; the full run does 3 runs of 10 s.
  * --apply <file.sql>: runs that SQL after the migrations, to measure a proposed change in a scratch
  * database; the figures say so.
  */
-import { type Spread, STORES } from "./catalogue.ts";
 import { createBenchDatabase } from "./bench_database.ts";
+import { BUNDLE_ARGS, bundleFunction } from "./bundle_function.ts";
+import { STORES } from "./catalogue.ts";
 import { measureColdStarts } from "./cold_start.ts";
-import { runPgbench, writePgbenchScripts } from "./pgbench.ts";
-import { freePort, startDeno } from "./processes.ts";
-import {
-  type BenchResults,
-  CLIENTS,
-  type HttpFigures,
-  judge,
-  pgbenchBest,
-  renderTable,
-  rewriteBenchmarksMd,
-  SPREADS,
-} from "./report.ts";
-import { checkOneCallPerOrder, orderProbe, startFakeResend, startService } from "./service_bench.ts";
-import { type Spread3, summarize } from "./stats.ts";
-import { ensureWrk, runWrk, writeWrkScript, type WrkResult } from "./wrk.ts";
-import { DEMO_KEYS } from "../local/stack.ts";
+import { perOrder } from "./cost_summary.ts";
+import { openCostMeter, type RunCost } from "./cost_window.ts";
+import { judge } from "./judge.ts";
+import { runPgbenchPhase } from "./pgbench_phase.ts";
+import { httpFigures, measureOverhead } from "./handler_overhead.ts";
+import { type BenchResults, type CostFigures, pgbenchBest } from "./report.ts";
+import { renderTable, rewriteBenchmarksMd } from "./report_table.ts";
+import { startFakeResend, startService } from "./service_bench.ts";
+import { runServicePhase } from "./service_phase.ts";
+import { bySetting, CLIENTS, SPREADS } from "./settings.ts";
+import { summarize } from "./stats.ts";
+import { ensureWrk } from "./wrk.ts";
 
 const args = Deno.args;
 const quick = args.includes("--quick");
@@ -38,6 +37,8 @@ const SECONDS = quick ? 3 : 10;
 const COLD_STARTS = 10;
 const serverUrl = Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const log = (line: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
+const loadAverage = () => Deno.loadavg().map((n) => n.toFixed(2)).join(" ");
+const loadAtStart = loadAverage();
 
 const _text = async (command: string, commandArgs: string[]) =>
   new TextDecoder().decode(
@@ -51,21 +52,37 @@ async function machine(postgres: string): Promise<BenchResults["machine"]> {
     nproc: Number(await _text("nproc", [])),
     cpu: /^model name\s*:\s*(.*)$/m.exec(cpuinfo)?.[1] ?? "unknown",
     memoryGiB: Math.round(Deno.systemMemoryInfo().total / 2 ** 30),
-    loadAverageAtStart: Deno.loadavg().map((n) => n.toFixed(2)).join(" "),
+    loadAverageAtStart: loadAtStart,
+    loadAverageAtEnd: loadAverage(),
     deno: Deno.version.deno,
     postgres,
   };
 }
 
-const http = (results: WrkResult[]): HttpFigures => ({
-  perSecond: summarize(results.map((r) => r.requestsPerSecond)),
-  p50Ms: summarize(results.map((r) => r.p50Ms)),
-  p99Ms: summarize(results.map((r) => r.p99Ms)),
+const costFigures = (runs: CostFigures["runs"]): CostFigures => ({
+  all: perOrder(SPREADS.flatMap((spread) => CLIENTS.flatMap((clients) => runs[spread][clients]))),
+  bySetting: bySetting((key) => {
+    const [spread, clients] = key.split("/") as [keyof typeof runs, string];
+    return perOrder(runs[spread][Number(clients)]);
+  }),
+  runs,
 });
 
+log(`load average at start: ${loadAtStart}`);
 const bench = await createBenchDatabase(serverUrl);
 const dir = await Deno.makeTempDir({ prefix: "bench_" });
 const children: { stop(): Promise<void> }[] = [];
+let cleaning: Promise<void> | undefined;
+// child processes, the databases and the temporary files go also when the run is interrupted
+const cleanUp = () =>
+  cleaning ??= (async () => {
+    for (const child of children.reverse()) await child.stop().catch(() => {});
+    await bench.drop();
+    await Deno.remove(dir, { recursive: true });
+  })();
+const interrupted = () => cleanUp().finally(() => Deno.exit(130));
+Deno.addSignalListener("SIGINT", interrupted);
+Deno.addSignalListener("SIGTERM", interrupted);
 try {
   log(`database ${bench.name}: migrated, ${STORES} stores x 20 products seeded`);
   if (sqlApplied) {
@@ -82,85 +99,45 @@ try {
     "select split_part(version(), ' on ', 1) as version",
   );
   await ensureWrk(log);
+  const bundle = await bundleFunction(dir);
+  log(`function bundled: ${(bundle.bytes / 1024).toFixed(0)} KB`);
+  const meter = await openCostMeter(bench);
+  children.push({ stop: () => meter.close() });
+  log(`each statistics reader adds ${meter.readerTransactions} transactions (subtracted from every run)`);
 
   // 1. the limit: pgbench calling create_order directly
-  const pgbenchScripts = Object.fromEntries(
-    await Promise.all(SPREADS.map(async (spread) => [spread, await writePgbenchScripts(dir, spread)])),
-  ) as Record<Spread, string[]>;
-  const tps = new Map<string, number[]>();
-  for (let run = 0; run < RUNS; run++) {
-    for (const spread of SPREADS) {
-      for (const clients of CLIENTS) {
-        const result = await runPgbench(bench.url, pgbenchScripts[spread], clients, SECONDS);
-        if (result.failed > 0) throw new Error(`pgbench: ${result.failed} create_order calls failed`);
-        tps.set(`${spread}/${clients}`, [...tps.get(`${spread}/${clients}`) ?? [], result.tps]);
-        log(`pgbench ${spread}, ${clients} clients: ${result.tps.toFixed(0)} tps`);
-      }
-    }
-  }
-  const pgbenchTps = Object.fromEntries(SPREADS.map((spread) => [
-    spread,
-    Object.fromEntries(CLIENTS.map((c) => [c, summarize(tps.get(`${spread}/${c}`)!)])),
-  ])) as Record<Spread, Record<number, Spread3>>;
+  const pgbench = await runPgbenchPhase({ url: bench.url, dir, runs: RUNS, seconds: SECONDS, meter, log });
 
-  // 2. the service through HTTP
+  // 2. the service through HTTP: the function and the stand-in, each its own process
   const resend = await startFakeResend();
   children.push(resend);
   const service = await startService(bench.db, bench.url, resend.url, dir);
-  children.push(service.child);
-  log(`service up in ${service.child.readyMs.toFixed(0)} ms; warming up`);
-  await service.load("10 stores", 32, quick ? 2 : 5);
-  const wrk = new Map<string, WrkResult[]>();
-  const rss: number[] = [];
-  for (let run = 0; run < RUNS; run++) {
-    for (const spread of SPREADS) {
-      for (const connections of CLIENTS) {
-        const stopSampling = connections === 32 ? service.child.sampleRss() : null;
-        const result = await service.load(spread, connections, SECONDS);
-        if (stopSampling) rss.push(stopSampling());
-        wrk.set(`${spread}/${connections}`, [...wrk.get(`${spread}/${connections}`) ?? [], result]);
-        log(
-          `service ${spread}, ${connections} connections: ${
-            result.requestsPerSecond.toFixed(0)
-          } orders/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-200 ${result.non200}`,
-        );
-      }
-    }
-  }
-  const rpc = await checkOneCallPerOrder(bench.db, service);
-  const emailsSent = (await (await fetch(`${resend.url}/__stats`)).json()).sent as number;
-  log(
-    `rpc: ${rpc.createOrderCalls} create_order calls for ${rpc.orders} orders (${
-      rpc.ok ? "ok" : "MISMATCH"
-    })`,
-  );
-  const allWrk = [...wrk.values()].flat();
+  children.push(service);
+  log(`service up in ${service.function.readyMs.toFixed(0)} ms; warming up`);
+  const served = await runServicePhase({
+    db: bench.db,
+    service,
+    resend,
+    runs: RUNS,
+    seconds: SECONDS,
+    warmUpSeconds: quick ? 2 : 5,
+    meter,
+    log,
+  });
 
-  // 3. cold starts (the lone function calls the running stack), then the stack is stopped
+  // 3. cold starts (the lone function calls the running stand-in), then the service is stopped
   log("cold starts");
-  const coldStartMs = await measureColdStarts(COLD_STARTS, service.url, bench.url, resend.url);
-  await service.child.stop();
+  const coldStartMs = await measureColdStarts(COLD_STARTS, {
+    standinUrl: service.standinUrl,
+    databaseUrl: bench.url,
+    resendUrl: resend.url,
+    bundlePath: bundle.path,
+  });
+  await service.stop();
 
   // 4. the handler alone vs hello world, same wrk script, 32 connections
-  const overhead = async (file: string) => {
-    const port = freePort();
-    const child = await startDeno(["--allow-net", "--allow-env", file], {
-      PORT: String(port),
-      SUPABASE_URL: "http://127.0.0.1:9",
-      SUPABASE_ANON_KEY: DEMO_KEYS.anon,
-      SUPABASE_SERVICE_ROLE_KEY: DEMO_KEYS.serviceRole,
-    }, orderProbe(`http://127.0.0.1:${port}`));
-    const script = `${dir}/overhead.lua`;
-    await writeWrkScript(script, "10 stores", "/", DEMO_KEYS.anon);
-    const url = `http://127.0.0.1:${port}`;
-    await runWrk(url, script, 32, 1);
-    const results: WrkResult[] = [];
-    for (let run = 0; run < RUNS; run++) results.push(await runWrk(url, script, 32, SECONDS));
-    await child.stop();
-    return http(results);
-  };
-  const helloWorld = await overhead("bench/hello_world.ts");
-  const handlerOnly = await overhead("bench/handler_only.ts");
+  const helloWorld = await measureOverhead("bench/hello_world.ts", dir, RUNS, SECONDS);
+  const handlerOnly = await measureOverhead("bench/handler_only.ts", dir, RUNS, SECONDS);
   log(
     `handler alone ${handlerOnly.perSecond.median.toFixed(0)} req/s, hello world ${
       helloWorld.perSecond.median.toFixed(0)
@@ -168,7 +145,10 @@ try {
   );
 
   const date = new Date().toISOString();
-  const figures: Omit<BenchResults, "ratios" | "targets"> = {
+  const allWrk = SPREADS.flatMap((spread) => CLIENTS.flatMap((clients) => served.wrk[spread][clients]));
+  const at32 = SPREADS.flatMap((spread) => served.costs[spread][32]);
+  const peakAt32 = (name: string) => summarize(at32.map((c: RunCost) => c.peakRssMiB[name]));
+  const figures: Omit<BenchResults, "ratios" | "targets" | "checks"> = {
     date,
     mode: quick ? "quick" : "full",
     machine: await machine(version),
@@ -177,27 +157,35 @@ try {
       seconds: SECONDS,
       coldStarts: COLD_STARTS,
       sqlApplied,
-      poolSize: "8 (local/dev_server.ts)",
+      poolSize: "8 (bench/standin_server.ts, as local/dev_server.ts)",
+      readerTransactions: meter.readerTransactions,
+      bundleBytes: bundle.bytes,
     },
     commands: [
       `deno task bench${quick ? " --quick" : ""}${sqlApplied ? ` --apply ${sqlApplied}` : ""}`,
       `pgbench --no-vacuum --protocol=prepared --client=<1|8|32> --jobs=<1|2> --time=${SECONDS} -f create_order_<store>_<order>.sql@1 ... (one file per payload: select public.create_order('<payload>'::jsonb))`,
       `wrk --threads=<1|2> --connections=<1|8|32> --duration=${SECONDS}s --timeout=10s --script=orders.lua http://127.0.0.1:<port>/functions/v1/create-order`,
-      "service: deno run --allow-net --allow-env --allow-read --allow-write --allow-sys local/dev_server.ts (DATABASE_URL=<bench db>, RESEND_BASE_URL=<fake>, RATE_LIMIT_PER_IP=0, RATE_LIMIT_PER_EMAIL=0)",
+      "function: deno run --allow-net --allow-env supabase/functions/create-order/index.ts (DENO_SERVE_ADDRESS, SUPABASE_URL=<stand-in>, RESEND_BASE_URL=<fake>, RATE_LIMIT_PER_IP=0, RATE_LIMIT_PER_EMAIL=0)",
+      "stand-in: deno run --allow-net --allow-env --allow-read bench/standin_server.ts (DATABASE_URL=<bench db>, POOL_SIZE=8)",
+      `bundle: deno ${
+        BUNDLE_ARGS.join(" ")
+      } --output=<tmp>/create_order_bundle.js; run with deno run --allow-net --allow-env --no-config`,
     ],
-    pgbenchTps,
-    service: Object.fromEntries(SPREADS.map((spread) => [
-      spread,
-      Object.fromEntries(CLIENTS.map((c) => [c, http(wrk.get(`${spread}/${c}`)!)])),
-    ])) as Record<Spread, Record<number, HttpFigures>>,
+    pgbenchTps: pgbench.tps,
+    service: bySetting((key) => {
+      const [spread, clients] = key.split("/") as [keyof typeof served.wrk, string];
+      return httpFigures(served.wrk[spread][Number(clients)]);
+    }),
+    pgbenchCost: costFigures(pgbench.costs),
+    serviceCost: costFigures(served.costs),
+    peakRssAt32: { function: peakAt32("function"), "stand-in": peakAt32("stand-in") },
     non200: allWrk.reduce((n, r) => n + r.non200, 0),
     socketErrors: allWrk.reduce((n, r) => n + r.socketErrors, 0),
-    rpc,
-    emailsSent,
+    rpc: served.rpc,
+    emailsSent: served.emailsSent,
     handlerOnly,
     helloWorld,
     coldStartMs,
-    peakRssMiB: summarize(rss),
   };
   const results: BenchResults = { ...figures, ...judge(figures) };
 
@@ -216,7 +204,7 @@ try {
   console.log(`pgbench best: ${best.tps.toFixed(0)} tps at ${best.clients} clients (10 stores)`);
   console.log(`ratio service/pgbench-best: ${results.ratios.servicePerPgbenchBest}`);
 } finally {
-  for (const child of children.reverse()) await child.stop().catch(() => {});
-  await bench.drop();
-  await Deno.remove(dir, { recursive: true });
+  Deno.removeSignalListener("SIGINT", interrupted);
+  Deno.removeSignalListener("SIGTERM", interrupted);
+  await cleanUp();
 }

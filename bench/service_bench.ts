@@ -1,7 +1,8 @@
 /**
- * The service under load: `local/dev_server.ts` (what `deno task dev` runs) as a child process over the
- * bench database, e-mail to a fake Resend, driven by wrk; its peak RSS at 32 connections, and the check
- * that the RPC route saw exactly one create_order call per stored order.
+ * The service under load, as two processes: the create-order function (its deployed entry point,
+ * supabase/functions/create-order/index.ts) and the PostgREST stand-in (bench/standin_server.ts) over
+ * the bench database, e-mail to a fake Resend, driven by wrk; and the check that the RPC route saw
+ * exactly one create_order call per stored order.
  */
 import type { SqlDatabase } from "../local/sql_database.ts";
 import { DEMO_KEYS } from "../local/stack.ts";
@@ -9,8 +10,6 @@ import { orderBody, type Spread } from "./catalogue.ts";
 import { type Child, freePort, startDeno } from "./processes.ts";
 import { runWrk, writeWrkScript, type WrkResult } from "./wrk.ts";
 
-/** The permissions of `deno task dev` (deno.json). */
-export const DEV_FLAGS = ["--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-sys"];
 const FUNCTION_PATH = "/functions/v1/create-order";
 
 /** A probe request that creates one valid order. */
@@ -22,19 +21,6 @@ export function orderProbe(baseUrl: string): { url: string; init: RequestInit } 
       headers: { Authorization: `Bearer ${DEMO_KEYS.anon}`, "Content-Type": "application/json" },
       body: JSON.stringify(orderBody(0, 0)),
     },
-  };
-}
-
-/** The environment of the service: the bench database, the fake Resend, rate limits off. */
-export function serviceEnv(databaseUrl: string, resendUrl: string, port: number): Record<string, string> {
-  return {
-    DATABASE_URL: databaseUrl,
-    PORT: String(port),
-    RESEND_API_KEY: "re_bench_fake_key",
-    RESEND_BASE_URL: resendUrl,
-    RATE_LIMIT_PER_IP: "0",
-    RATE_LIMIT_PER_EMAIL: "0",
-    LOCAL_STACK_STATS: "1",
   };
 }
 
@@ -50,19 +36,64 @@ export async function startFakeResend(): Promise<Child & { url: string }> {
   return Object.assign(child, { url });
 }
 
-/** A running service and what it takes to load it. */
+/** The function process's environment: the stand-in as SUPABASE_URL, the fake Resend, rate limits off. */
+export function functionEnv(standinUrl: string, resendUrl: string, port: number): Record<string, string> {
+  return {
+    DENO_SERVE_ADDRESS: `tcp:127.0.0.1:${port}`,
+    SUPABASE_URL: standinUrl,
+    SUPABASE_ANON_KEY: DEMO_KEYS.anon,
+    SUPABASE_SERVICE_ROLE_KEY: DEMO_KEYS.serviceRole,
+    RESEND_API_KEY: "re_bench_fake_key",
+    RESEND_BASE_URL: resendUrl,
+    RATE_LIMIT_PER_IP: "0",
+    RATE_LIMIT_PER_EMAIL: "0",
+  };
+}
+
+/** The permissions of the function process (what Supabase's runtime grants it that it uses). */
+export const FUNCTION_FLAGS = ["--allow-net", "--allow-env"];
+
+/** Starts bench/standin_server.ts over `databaseUrl` (pool of 8). */
+export async function startStandin(databaseUrl: string): Promise<Child & { url: string }> {
+  const port = freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = await startDeno(["--allow-net", "--allow-env", "--allow-read", "bench/standin_server.ts"], {
+    DATABASE_URL: databaseUrl,
+    PORT: String(port),
+    POOL_SIZE: "8",
+    SUPABASE_ANON_KEY: DEMO_KEYS.anon,
+    SUPABASE_SERVICE_ROLE_KEY: DEMO_KEYS.serviceRole,
+  }, { url: `${url}/__stats` });
+  return Object.assign(child, { url });
+}
+
+/** A running service (function and stand-in, each its own process) and what it takes to load it. */
 export interface Service {
-  child: Child;
+  /** The create-order function (supabase/functions/create-order/index.ts). */
+  function: Child;
+  /** The PostgREST stand-in (bench/standin_server.ts). */
+  standin: Child;
+  /** The function's base URL. */
   url: string;
+  standinUrl: string;
   /** Orders in the database before it started. */
   ordersBefore: number;
   /** One wrk run against the function. */
   load(spread: Spread, connections: number, seconds: number): Promise<WrkResult>;
   /** The RPC route's calls per function so far. */
   rpcCalls(): Promise<Record<string, number>>;
+  /**
+   * Waits until the work of the last load is done: the stand-in's calls and the fake Resend's e-mails
+   * unchanged for 1 s (the e-mails and their results are sent after each response). Up to 30 s.
+   */
+  drain(): Promise<void>;
+  stop(): Promise<void>;
 }
 
-/** Starts `local/dev_server.ts` over `databaseUrl` and writes the wrk scripts into `dir`. */
+/**
+ * Starts the stand-in over `databaseUrl` and the function (its deployed entry point, index.ts) against
+ * it, each in its own process, and writes the wrk scripts into `dir`.
+ */
 export async function startService(
   db: SqlDatabase,
   databaseUrl: string,
@@ -70,13 +101,20 @@ export async function startService(
   dir: string,
 ): Promise<Service> {
   const ordersBefore = await countOrders(db);
+  const standin = await startStandin(databaseUrl);
   const port = freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = await startDeno(
-    [...DEV_FLAGS, "local/dev_server.ts"],
-    serviceEnv(databaseUrl, resendUrl, port),
-    orderProbe(url),
-  );
+  let fn: Child;
+  try {
+    fn = await startDeno(
+      [...FUNCTION_FLAGS, "supabase/functions/create-order/index.ts"],
+      functionEnv(standin.url, resendUrl, port),
+      orderProbe(url),
+    );
+  } catch (error) {
+    await standin.stop();
+    throw error;
+  }
   const scripts: Record<Spread, string> = {
     "10 stores": `${dir}/orders_spread.lua`,
     "1 store": `${dir}/orders_hot.lua`,
@@ -84,22 +122,40 @@ export async function startService(
   for (const spread of ["10 stores", "1 store"] as const) {
     await writeWrkScript(scripts[spread], spread, FUNCTION_PATH, DEMO_KEYS.anon);
   }
+  const rpcCalls = async (): Promise<Record<string, number>> =>
+    (await (await fetch(`${standin.url}/__stats`)).json()).rpcCalls;
   return {
-    child,
+    function: fn,
+    standin,
     url,
+    standinUrl: standin.url,
     ordersBefore,
     async load(spread, connections, seconds) {
       const result = await runWrk(url, scripts[spread], connections, seconds);
-      if (child.exitCode() !== null) {
-        throw new Error(
-          `the service exited (${child.exitCode()}) during the run:\n${child.stderr().slice(-3000)}`,
-        );
+      for (const [name, child] of [["function", fn], ["stand-in", standin]] as const) {
+        if (child.exitCode() !== null) {
+          throw new Error(
+            `the ${name} exited (${child.exitCode()}) during the run:\n${child.stderr().slice(-3000)}`,
+          );
+        }
       }
       return result;
     },
-    async rpcCalls() {
-      const response = await fetch(`${url}/__stats`);
-      return (await response.json()).rpcCalls;
+    rpcCalls,
+    async drain() {
+      const state = async () =>
+        JSON.stringify([await rpcCalls(), (await (await fetch(`${resendUrl}/__stats`)).json()).sent]);
+      let last = await state();
+      for (let quiet = 0, waited = 0; quiet < 1_000 && waited < 30_000; waited += 100) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const now = await state();
+        quiet = now === last ? quiet + 100 : 0;
+        last = now;
+      }
+    },
+    async stop() {
+      await fn.stop();
+      await standin.stop();
     },
   };
 }
