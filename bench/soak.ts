@@ -122,8 +122,6 @@ try {
   let mailed = 0;
   const countingMailer: Mailer = {
     send: () => Promise.resolve({ ok: true, providerId: `soak-${++mailed}` }),
-    sendBatch: (messages) =>
-      Promise.resolve(messages.map(() => ({ ok: true as const, providerId: `soak-${++mailed}` }))),
   };
   const stack = await startTestStack({
     db,

@@ -36,14 +36,7 @@ export function createFileMailer(options: FileMailerOptions = {}): Mailer {
     }
   }
 
-  return {
-    send,
-    async sendBatch(messages) {
-      const results: SendResult[] = [];
-      for (const { message, idempotencyKey } of messages) results.push(await send(message, idempotencyKey));
-      return results;
-    },
-  };
+  return { send };
 }
 
 /** The message as RFC 822-style text: From, To, Reply-To and Subject headers, a blank line, the text part. */

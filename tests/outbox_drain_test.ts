@@ -132,8 +132,8 @@ for (const { name, db } of await testDatabases()) {
       assert.equal((await outboxRows(db, [order.orderId])).length, 2);
 
       for (let failure = 2; failure <= 10; failure++) {
-        // the batch request fails validation, then each row sent alone (the mailer's fallback) fails too
-        fake.script({ status: 422 }, { status: 422 }, { status: 422 });
+        // each row sent alone under its own key, each refused
+        fake.script({ status: 422 }, { status: 422 });
         const report = await (await drain(stack, DUE_NOW)).json();
         const dead = failure === 10 ? 2 : 0;
         assert.deepEqual(

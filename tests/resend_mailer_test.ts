@@ -162,65 +162,6 @@ Deno.test("createResendMailer() send() twice with one idempotency key delivers o
   });
 });
 
-Deno.test("createResendMailer() sendBatch() posts batches of at most 100 with a key per batch", async () => {
-  await withFake(async (fake) => {
-    const mailer = createResendMailer({ apiKey: API_KEY, baseUrl: fake.url });
-    const messages = Array.from({ length: 150 }, (_, i) => ({
-      message: renderOrderEmail(outboxEmail("buyer"), render),
-      idempotencyKey: `order/${i}/buyer`,
-    }));
-    const results = await mailer.sendBatch(messages);
-    const again = await mailer.sendBatch(messages);
-
-    assert.deepEqual(fake.requests.map((r) => [r.path, (r.body as unknown[]).length]), [
-      ["/emails/batch", 100],
-      ["/emails/batch", 50],
-      ["/emails/batch", 100],
-      ["/emails/batch", 50],
-    ]);
-    assert.ok(fake.requests.every((r) => /^order-batch\/[0-9a-f]{64}$/.test(r.idempotencyKey ?? "")));
-    assert.equal(fake.delivered.length, 150, "the repeated batches were deduplicated");
-    assert.deepEqual(results, again);
-    assert.deepEqual(results.map((r) => r.ok ? r.providerId : null), fake.delivered.map((d) => d.id));
-  });
-});
-
-Deno.test("createResendMailer() sendBatch() answers a 429 for every message, with its retry-after", async () => {
-  await withFake(async (fake) => {
-    fake.script({ status: 429, retryAfter: 1 });
-    const mailer = createResendMailer({ apiKey: API_KEY, baseUrl: fake.url });
-    const messages = ["a", "b"].map((id) => ({
-      message: renderOrderEmail(outboxEmail("seller"), render),
-      idempotencyKey: `order/${id}/seller`,
-    }));
-    const results = await mailer.sendBatch(messages);
-
-    assert.deepEqual(results.map((r) => !r.ok && [r.retryable, r.retryAfterMs]), [[true, 1000], [
-      true,
-      1000,
-    ]]);
-  });
-});
-
-Deno.test("createResendMailer() sendBatch() sends each message alone after a strict 422 of the batch", async () => {
-  await withFake(async (fake) => {
-    fake.script({ status: 422 }, "ok", { status: 422 });
-    const mailer = createResendMailer({ apiKey: API_KEY, baseUrl: fake.url });
-    const messages = ["a", "b"].map((id) => ({
-      message: renderOrderEmail(outboxEmail("buyer"), render),
-      idempotencyKey: `order/${id}/buyer`,
-    }));
-    const results = await mailer.sendBatch(messages);
-
-    assert.deepEqual(fake.requests.map((r) => [r.path, r.idempotencyKey]), [
-      ["/emails/batch", fake.requests[0].idempotencyKey],
-      ["/emails", "order/a/buyer"],
-      ["/emails", "order/b/buyer"],
-    ]);
-    assert.deepEqual(results.map((r) => r.ok), [true, false]);
-  });
-});
-
 Deno.test("parseRetryAfter() reads seconds and HTTP dates", () => {
   assert.equal(parseRetryAfter("2"), 2000);
   assert.equal(parseRetryAfter("0.5"), 500);

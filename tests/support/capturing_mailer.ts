@@ -10,8 +10,5 @@ export function capturingMailer(): Mailer & { messages: (EmailMessage & { idempo
       messages.push({ ...message, idempotencyKey });
       return Promise.resolve({ ok: true, providerId: `captured-${messages.length}` });
     },
-    sendBatch(batch): Promise<SendResult[]> {
-      return Promise.all(batch.map(({ message, idempotencyKey }) => this.send(message, idempotencyKey)));
-    },
   };
 }

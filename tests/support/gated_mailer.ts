@@ -33,7 +33,6 @@ export function gatedMailer(): GatedMailer {
   return {
     keys,
     send: (_message, idempotencyKey) => send(idempotencyKey),
-    sendBatch: (messages) => Promise.all(messages.map((m) => send(m.idempotencyKey))),
     arrived: (count) =>
       keys.length >= count ? Promise.resolve() : new Promise((resolve) => watchers.push({ count, resolve })),
     release(count, result) {

@@ -13,9 +13,6 @@ export function recordingMailer(): Mailer & {
       sent.push({ idempotencyKey, to: message.to, subject: message.subject });
       return Promise.resolve({ ok: true, providerId: `recorded-${sent.length}` });
     },
-    sendBatch(messages): Promise<SendResult[]> {
-      return Promise.all(messages.map(({ message, idempotencyKey }) => this.send(message, idempotencyKey)));
-    },
   };
 }
 

@@ -8,18 +8,10 @@ export type SendResult =
   | { ok: true; providerId: string }
   | { ok: false; error: string; retryable: boolean; retryAfterMs?: number };
 
-/** One message of a batch with its idempotency key. */
-export interface OutgoingEmail {
-  message: EmailMessage;
-  idempotencyKey: string;
-}
-
 /** Sends e-mail. The idempotency key makes a repeated send of one message harmless. */
 export interface Mailer {
   /** Sends one message; never throws for a provider failure, it returns it. */
   send(message: EmailMessage, idempotencyKey: string): Promise<SendResult>;
-  /** Sends many messages in as few requests as the provider allows; one result per message, in order. */
-  sendBatch(messages: OutgoingEmail[]): Promise<SendResult[]>;
 }
 
 /** The idempotency key of an order e-mail, `order/<orderId>/<buyer|seller>`, shaped as Resend recommends. */

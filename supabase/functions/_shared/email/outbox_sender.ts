@@ -10,7 +10,6 @@ import { type EmailMessage, type RenderOptions, renderOrderEmail } from "./email
 import { type Mailer, orderEmailIdempotencyKey, type SendResult } from "./mailer.ts";
 import {
   DEFAULT_RETRY,
-  retryDelay,
   type RetryPolicy,
   type SendContext,
   type SendOutcome,
@@ -67,7 +66,7 @@ export async function sendOrderEmails(emails: OutboxEmail[], deps: OutboxSenderD
 
 /** Options of {@linkcode drainOutbox}. */
 export interface DrainOptions {
-  /** Rows per claim and per provider batch (default 100, Resend's batch limit). */
+  /** Rows per claim (default 100). */
   batchSize?: number;
   /** Pending and failed rows are due this long after they were written or last tried (default 60 s). */
   minAgeSeconds?: number;
@@ -81,9 +80,10 @@ export interface DrainOptions {
  * The recovery path: claims due rows in batches, sends them, records the results, and repeats until a
  * claim comes back short or a whole round sent nothing (the provider is down: the next run tries again).
  *
- * A row claimed for the first time (`attempts` 0) is a stale claim of a sender that died, possibly after
- * the provider accepted it: it goes alone with its own idempotency key, so the provider drops a duplicate.
- * Rows that failed before go through the batch endpoint, whose idempotency key covers a whole request.
+ * Every row is sent alone with its own idempotency key, `order/<orderId>/<kind>`, the key of every earlier
+ * try: a sender that died, or a try the provider accepted but answered too late, leaves the provider holding
+ * the message, and only the same key makes it drop the copy. Resend's batch endpoint takes one key for the
+ * whole request, so a row retried in another grouping would be delivered twice.
  */
 export async function drainOutbox(deps: OutboxSenderDeps, options: DrainOptions = {}): Promise<SendSummary> {
   const ctx = _context({ ...deps, retry: { maxDelayMs: 60_000, ...deps.retry } });
@@ -119,38 +119,17 @@ async function _sendRound(
   deps: OutboxSenderDeps,
   ctx: SendContext,
 ): Promise<EmailResult[]> {
-  const outcomes = new Map<OutboxEmail, SendOutcome>();
-  const batch: { email: OutboxEmail; message: EmailMessage }[] = [];
+  const results: EmailResult[] = [];
+  // one at a time, each under its own key: the provider may already hold a row whose earlier send went
+  // unanswered, and only that row's key lets it drop the copy (a batch carries one key for all its rows)
   for (const email of rows) {
     const message = _render(email, deps.render);
-    if ("error" in message) outcomes.set(email, { result: message.error, attempts: 1 });
-    else if (email.attempts === 0) {
-      outcomes.set(
-        email,
-        await withRetry(() => deps.mailer.send(message, orderEmailIdempotencyKey(email)), ctx),
-      );
-    } else batch.push({ email, message });
+    const outcome: SendOutcome = "error" in message
+      ? { result: message.error, attempts: 1 }
+      : await withRetry(() => deps.mailer.send(message, orderEmailIdempotencyKey(email)), ctx);
+    results.push(_emailResult(email, outcome.result, outcome.attempts, ctx));
   }
-  let pending = batch;
-  for (let attempt = 1; pending.length > 0; attempt++) {
-    const answers = await deps.mailer.sendBatch(
-      pending.map(({ email, message }) => ({ message, idempotencyKey: orderEmailIdempotencyKey(email) })),
-    );
-    const retry: typeof pending = [];
-    pending.forEach((item, i) => {
-      const result = answers[i] ?? { ok: false, error: "mailer returned no result", retryable: false };
-      outcomes.set(item.email, { result, attempts: attempt });
-      if (!result.ok && result.retryable) retry.push(item);
-    });
-    const delay = retryDelay(answers.filter((a) => !a.ok && a.retryable), attempt, ctx.retry);
-    if (retry.length === 0 || attempt >= ctx.retry.tries || delay === null) break;
-    await ctx.sleep(delay);
-    pending = retry;
-  }
-  return rows.map((email) => {
-    const { result, attempts } = outcomes.get(email)!;
-    return _emailResult(email, result, attempts, ctx);
-  });
+  return results;
 }
 
 function _render(email: OutboxEmail, options: RenderOptions): EmailMessage | { error: SendResult } {

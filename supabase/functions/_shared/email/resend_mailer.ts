@@ -3,7 +3,7 @@
  * `{ data, error }` into {@linkcode SendResult}s; no Resend type leaves this file. The SDK is imported
  * on the first send, so a function that answers without sending never loads it.
  */
-import type { Mailer, OutgoingEmail, SendResult } from "./mailer.ts";
+import type { Mailer, SendResult } from "./mailer.ts";
 import type { EmailMessage } from "./email_templates.ts";
 
 /** Options of {@linkcode createResendMailer}. */
@@ -14,9 +14,6 @@ export interface ResendMailerOptions {
   /** Abandon a request after this long (default 10 s); it counts as a retryable failure. */
   timeoutMs?: number;
 }
-
-/** Resend's batch endpoint takes at most this many messages per call. */
-export const RESEND_BATCH_LIMIT = 100;
 
 // The few members of the SDK we use, so the lazy import needs no type from it at module load.
 type _ResendResponse<T> = {
@@ -29,11 +26,6 @@ interface _ResendClient {
   emails: {
     send(email: _ApiEmail, options: { idempotencyKey: string; signal: AbortSignal }): Promise<
       _ResendResponse<{ id: string }>
-    >;
-  };
-  batch: {
-    send(emails: _ApiEmail[], options: { idempotencyKey: string; signal: AbortSignal }): Promise<
-      _ResendResponse<{ data: { id: string }[] }>
     >;
   };
 }
@@ -61,40 +53,7 @@ export function createResendMailer(options: ResendMailerOptions): Mailer {
     return typeof id === "string" && id ? { ok: true, providerId: id } : _malformed();
   }
 
-  async function sendChunk(chunk: OutgoingEmail[]): Promise<SendResult[]> {
-    if (chunk.length === 1) return [await send(chunk[0].message, chunk[0].idempotencyKey)];
-    // The batch endpoint takes one Idempotency-Key per request. Deriving it from the messages' own keys
-    // makes a retry of the same batch harmless at Resend too.
-    const answer = await (await resend()).batch.send(chunk.map((m) => _apiEmail(m.message)), {
-      idempotencyKey: await _batchKey(chunk),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    if (answer.error) {
-      const failure = _failure(answer.error, answer.headers);
-      // Strict validation rejects the whole batch for one bad message: send each alone, so one
-      // bad address cannot hold back the others.
-      if (!failure.ok && !failure.retryable) {
-        return await _inSequence(chunk, (m) => send(m.message, m.idempotencyKey));
-      }
-      return chunk.map(() => failure);
-    }
-    const ids = answer.data?.data;
-    if (!Array.isArray(ids) || ids.length !== chunk.length) return chunk.map(() => _malformed());
-    return ids.map((entry) =>
-      typeof entry?.id === "string" && entry.id ? { ok: true, providerId: entry.id } : _malformed()
-    );
-  }
-
-  return {
-    send,
-    async sendBatch(messages) {
-      const results: SendResult[] = [];
-      for (let i = 0; i < messages.length; i += RESEND_BATCH_LIMIT) {
-        results.push(...await sendChunk(messages.slice(i, i + RESEND_BATCH_LIMIT)));
-      }
-      return results;
-    },
-  };
+  return { send };
 }
 
 function _apiEmail(message: EmailMessage): _ApiEmail {
@@ -144,16 +103,4 @@ export function parseRetryAfter(value: string | null | undefined, now = Date.now
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.ceil(Number(trimmed) * 1000);
   const at = Date.parse(trimmed);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
-async function _batchKey(chunk: OutgoingEmail[]): Promise<string> {
-  const bytes = new TextEncoder().encode(chunk.map((m) => m.idempotencyKey).join("\n"));
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  return `order-batch/${Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("")}`;
-}
-
-async function _inSequence<T, R>(items: T[], work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = [];
-  for (const item of items) results.push(await work(item));
-  return results;
 }
