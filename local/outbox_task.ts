@@ -4,6 +4,7 @@
  * old, and claims left `sending` by a sender that died), through Resend when RESEND_API_KEY is set, else
  * into `.local/outbox/`; reports dead rows; removes idempotency keys older than 7 days and rate-limit
  * windows older than 2 days. Safe from cron and concurrently: rows are claimed with `for update skip locked`.
+ * Without SUPABASE_URL it drains the running local stack; a project elsewhere needs RESEND_API_KEY.
  *
  *   deno task outbox [--min-age=<seconds, default 60>] [--stale-after=<seconds, default 300>]
  */
@@ -15,6 +16,7 @@ import { createResendMailer } from "../supabase/functions/_shared/email/resend_m
 import { supabaseEmailOutbox } from "../supabase/functions/_shared/email/supabase_email_outbox.ts";
 import { supabasePurgeExpiredGuards } from "../supabase/functions/_shared/orders/order_guards.ts";
 import { createFileMailer } from "./file_mailer.ts";
+import { DEMO_KEYS } from "./stack.ts";
 
 /** What the task may be handed instead of its defaults (tests). */
 export interface OutboxTaskIo {
@@ -24,16 +26,41 @@ export interface OutboxTaskIo {
   sleep?: (ms: number) => Promise<void>;
 }
 
+/**
+ * The task's environment: without SUPABASE_URL it drains the local stack (`deno task dev`, on
+ * `PORT` or 54321) with the stack's demo keys, so that it runs as written beside the stack.
+ */
+export function outboxTaskEnv(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  if (env.SUPABASE_URL) return env;
+  const keys = env.SUPABASE_SERVICE_ROLE_KEY || env.SUPABASE_SECRET_KEYS
+    ? {}
+    : { SUPABASE_SERVICE_ROLE_KEY: DEMO_KEYS.serviceRole };
+  return { ...env, SUPABASE_URL: `http://127.0.0.1:${env.PORT || 54321}`, ...keys };
+}
+
+/** Whether `url` is this machine: only then may e-mails go to files instead of Resend. */
+function _isLoopback(url: string): boolean {
+  return ["127.0.0.1", "localhost", "[::1]"].includes(new URL(url).hostname);
+}
+
 /** Runs one drain with the configuration of `env` and the flags in `args`; prints and returns its report. */
 export async function runOutboxTask(
   args: string[],
-  env: Record<string, string | undefined>,
+  taskEnv: Record<string, string | undefined>,
   io: OutboxTaskIo = {},
 ): Promise<DrainReport> {
   const flags = parseOutboxFlags(args);
+  const env = outboxTaskEnv(taskEnv);
   const config = parseConfig(env);
   const log = io.log ??
     ((event) => console.error(JSON.stringify({ at: new Date().toISOString(), ...event })));
+  if (!io.mailer && !config.resend && !_isLoopback(config.supabaseUrl)) {
+    // files in .local/outbox/ would count as sent, and the project's buyers would never get them
+    throw new Error(
+      `RESEND_API_KEY is not set: draining ${new URL(config.supabaseUrl).host} would mark its e-mails sent ` +
+        "as files in .local/outbox/; set RESEND_API_KEY (files are only for the local stack)",
+    );
+  }
   const mailer = io.mailer ??
     (config.resend ? createResendMailer(config.resend) : createFileMailer({ log }));
   const client = createDatabaseClient(config.supabaseUrl, config.serviceKey);

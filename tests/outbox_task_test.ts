@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createFileMailer, emlText } from "../local/file_mailer.ts";
-import { parseOutboxFlags, runOutboxTask } from "../local/outbox_task.ts";
+import { outboxTaskEnv, parseOutboxFlags, runOutboxTask } from "../local/outbox_task.ts";
+import { DEMO_KEYS } from "../local/stack.ts";
 import { renderOrderEmail } from "../supabase/functions/_shared/email/email_templates.ts";
 import { sharedPglite } from "./support/databases.ts";
 import { startFakeResend } from "./support/fake_resend.ts";
@@ -102,4 +103,30 @@ Deno.test("createFileMailer() writes an .html and an .eml per message, once per 
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("outboxTaskEnv() drains the local stack with its demo key when SUPABASE_URL is not set", () => {
+  assert.deepEqual(outboxTaskEnv({}), {
+    SUPABASE_URL: "http://127.0.0.1:54321",
+    SUPABASE_SERVICE_ROLE_KEY: DEMO_KEYS.serviceRole,
+  });
+  assert.deepEqual(outboxTaskEnv({ PORT: "6000", SUPABASE_SECRET_KEYS: '{"default":"sb_secret_x"}' }), {
+    PORT: "6000",
+    SUPABASE_URL: "http://127.0.0.1:6000",
+    SUPABASE_SECRET_KEYS: '{"default":"sb_secret_x"}',
+  });
+  const remote = { SUPABASE_URL: "https://abc.supabase.co", SUPABASE_SERVICE_ROLE_KEY: "k" };
+  assert.deepEqual(outboxTaskEnv(remote), remote);
+});
+
+// pins a past bug: without RESEND_API_KEY the task wrote a remote project's e-mails to local files and
+// recorded them sent, so its buyers never got them
+Deno.test("runOutboxTask() refuses to drain a project elsewhere without RESEND_API_KEY, before claiming anything", async () => {
+  await assert.rejects(
+    runOutboxTask([], { SUPABASE_URL: "https://abc.supabase.co", SUPABASE_SERVICE_ROLE_KEY: "k" }, {
+      log: () => {},
+      print: () => {},
+    }),
+    /^Error: RESEND_API_KEY is not set: draining abc\.supabase\.co would mark its e-mails sent/,
+  );
 });
