@@ -101,3 +101,16 @@ Deno.test("parseConfig() gives the database step 6000 ms by default: below Supab
   assert.equal(parseConfig(BASE).databaseTimeoutMs, 6_000);
   assert.equal(parseConfig({ ...BASE, DATABASE_TIMEOUT_MS: "2500" }).databaseTimeoutMs, 2_500);
 });
+
+// pins a past bug: a weekly window was purged by every drain (windows are kept 2 days), so its limit reset
+// each minute under cron
+Deno.test("parseConfig() refuses a rate-limit window longer than the 2 days windows are kept", () => {
+  assert.equal(
+    failure({ ...BASE, RATE_LIMIT_PER_EMAIL_WINDOW_SECONDS: "604800" }),
+    "RATE_LIMIT_PER_EMAIL_WINDOW_SECONDS must be at most 172800 (2 days, how long windows are kept): got 604800",
+  );
+  assert.equal(
+    parseConfig({ ...BASE, RATE_LIMIT_PER_IP_WINDOW_SECONDS: "172800" }).rateLimits.perIp.windowSeconds,
+    172800,
+  );
+});

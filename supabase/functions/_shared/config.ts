@@ -67,6 +67,22 @@ function _positiveInt(env: Record<string, string | undefined>, name: string, fal
   return value;
 }
 
+/**
+ * The longest rate-limit window: the drain purges windows that started 2 days ago
+ * (`purge_expired_order_guards`), so a longer window would be emptied while still counting.
+ */
+export const MAX_RATE_LIMIT_WINDOW_SECONDS = 2 * 24 * 3600;
+
+function _window(env: Record<string, string | undefined>, name: string): number {
+  const seconds = _positiveInt(env, name, 3600);
+  if (seconds > MAX_RATE_LIMIT_WINDOW_SECONDS) {
+    throw new ConfigError(
+      `${name} must be at most ${MAX_RATE_LIMIT_WINDOW_SECONDS} (2 days, how long windows are kept): got ${seconds}`,
+    );
+  }
+  return seconds;
+}
+
 function _url(name: string, value: string): string {
   try {
     return new URL(value).href.replace(/\/$/, "");
@@ -127,11 +143,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     rateLimits: {
       perIp: {
         limit: _positiveInt(env, "RATE_LIMIT_PER_IP", 120),
-        windowSeconds: _positiveInt(env, "RATE_LIMIT_PER_IP_WINDOW_SECONDS", 3600),
+        windowSeconds: _window(env, "RATE_LIMIT_PER_IP_WINDOW_SECONDS"),
       },
       perEmail: {
         limit: _positiveInt(env, "RATE_LIMIT_PER_EMAIL", 10),
-        windowSeconds: _positiveInt(env, "RATE_LIMIT_PER_EMAIL_WINDOW_SECONDS", 3600),
+        windowSeconds: _window(env, "RATE_LIMIT_PER_EMAIL_WINDOW_SECONDS"),
       },
     },
   };
