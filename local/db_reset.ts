@@ -9,10 +9,16 @@ if (!url) {
   );
   Deno.exit(2);
 }
+const name = new URL(url).pathname.slice(1) || "the database";
 const db = openPostgres(url, 1);
 try {
   await resetDatabase(db, { dropExisting: true });
-  console.log(`db:reset: migrations and seed applied to ${new URL(url).pathname.slice(1) || "the database"}`);
+  console.log(`db:reset: migrations and seed applied to ${name}`);
+} catch (error) {
+  // 3D000: the server answered, but has no database of that name
+  if ((error as { code?: string }).code !== "3D000") throw error;
+  console.error(`db:reset: database ${name} does not exist: create it first (createdb ${name})`);
+  Deno.exitCode = 2;
 } finally {
   await db.close();
 }

@@ -51,7 +51,9 @@ console.log(`create-order local stack
   drain:     ${stack.url}/functions/v1/outbox-drain (service key; deno task outbox runs the same drain)
   rpc:       ${stack.url}/rest/v1/rpc/<function>
   anon key:          ${stack.anonKey}
-  service_role key:  ${stack.serviceKey}
+  service_role key:  ${stack.serviceKey}${
+  env.SUPABASE_PUBLISHABLE_KEYS ? `\n  publishable keys:  ${env.SUPABASE_PUBLISHABLE_KEYS}` : ""
+}${env.SUPABASE_SECRET_KEYS ? `\n  secret keys:       ${env.SUPABASE_SECRET_KEYS}` : ""}
 
 Try it:
 curl -i ${stack.url}/functions/v1/create-order \\

@@ -55,7 +55,8 @@ alter default privileges in schema public grant all on sequences to anon, authen
 const DROP_PUBLIC_SQL = `
 drop schema if exists public cascade;
 create schema public;
-grant all on schema public to public;
+-- as a new database has it (PostgreSQL 15: PUBLIC may use, not create); the roles get usage below
+grant usage on schema public to public;
 `;
 
 /** The migration files, in the order Supabase applies them (by their timestamp prefix). */

@@ -63,8 +63,9 @@ function _keyValues(json: string | undefined): string[] {
 /** Starts the stack; the function's configuration comes from `options.env` over the local defaults. */
 export function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const env = options.env ?? {};
-  const anonKey = env.SUPABASE_ANON_KEY ?? DEMO_KEYS.anon;
-  const serviceKey = env.SUPABASE_SERVICE_ROLE_KEY ?? DEMO_KEYS.serviceRole;
+  // an empty variable is no key: the demo key stands in, as for an unset one
+  const anonKey = env.SUPABASE_ANON_KEY || DEMO_KEYS.anon;
+  const serviceKey = env.SUPABASE_SERVICE_ROLE_KEY || DEMO_KEYS.serviceRole;
   const rpcCalls = new Map<string, number>();
   const background = new Set<Promise<unknown>>();
   const rpc = createRpcRoute(options.db, {

@@ -64,7 +64,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "[postgres] db:reset creates the schema on a fresh database twice in a row",
+  name:
+    "[postgres] db:reset creates the schema on a fresh database twice in a row, where no API role may create objects",
   ignore: !(await postgresReachable()),
   sanitizeResources: false,
   sanitizeOps: false,
@@ -89,6 +90,20 @@ Deno.test({
       const db = openPostgres(url.href, 1);
       try {
         await assertSchema((sql) => db.query(sql));
+        // pins a past bug: the recreated schema granted CREATE to PUBLIC, so anon could add its own
+        // overload of create_order beside ours
+        const creators = await db.query<{ role: string }>(
+          `select r.rolname as role from pg_roles r
+           where r.rolname in ('anon', 'authenticated', 'service_role')
+             and has_schema_privilege(r.rolname, 'public', 'CREATE')`,
+        );
+        assert.deepEqual(creators, []);
+        const users = await db.query<{ role: string }>(
+          `select r.rolname as role from pg_roles r
+           where r.rolname in ('anon', 'authenticated', 'service_role')
+             and has_schema_privilege(r.rolname, 'public', 'USAGE') order by 1`,
+        );
+        assert.deepEqual(users.map((u) => u.role), ["anon", "authenticated", "service_role"]);
       } finally {
         await db.close();
       }
@@ -96,6 +111,28 @@ Deno.test({
       await admin.exec(`drop database if exists ${name} with (force)`);
       await admin.close();
     }
+  },
+});
+
+Deno.test({
+  name: "[postgres] db:reset on a database that does not exist says so and how to create it, exit 2",
+  ignore: !(await postgresReachable()),
+  async fn() {
+    const url = new URL(POSTGRES_SERVER_URL);
+    url.pathname = `/create_order_missing_${crypto.randomUUID().slice(0, 8)}`;
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["task", "--quiet", "db:reset"],
+      env: { DATABASE_URL: url.href, NO_COLOR: "1" },
+      cwd: new URL("..", import.meta.url),
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(output.code, 2);
+    const name = url.pathname.slice(1);
+    assert.equal(
+      new TextDecoder().decode(output.stderr).trim(),
+      `db:reset: database ${name} does not exist: create it first (createdb ${name})`,
+    );
   },
 });
 
