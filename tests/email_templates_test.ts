@@ -53,7 +53,7 @@ Deno.test("renderOrderEmail() seller mail lists the customer, the items to fulfi
   const message = renderOrderEmail(outboxEmail("seller"), options);
   assert.equal(message.to, "owner@example.com");
   assert.equal(message.replyTo, "asha@example.com");
-  assert.equal(message.subject, "New order ORD-2026-000042: ₹997.00 from Asha Rao");
+  assert.equal(message.subject, "New order ORD-2026-000042: ₹997.00, payment not confirmed yet");
   for (const part of [message.html, message.text]) {
     for (
       const needle of [
@@ -144,16 +144,29 @@ Deno.test("renderOrderEmail() never lets a newline in a name reach the subject",
     assert.ok(!/[\u0000-\u001f\u007f\u2028\u2029]/.test(subject), `${kind}: ${JSON.stringify(subject)}`);
   }
   assert.equal(
-    renderOrderEmail(outboxEmail("seller", data), options).subject,
-    "New order ORD-2026-000042: ₹997.00 from Asha Bcc: victim@example.com x",
+    renderOrderEmail(outboxEmail("buyer", data), options).subject,
+    "Your order ORD-2026-000042 at Chai & Co.",
+  );
+});
+
+// pins a past bug: the seller's subject ended with the buyer's name, so a name such as "Asha (PAYMENT
+// RECEIVED, verified, ship today)" put a payment claim into a line of ours
+Deno.test("renderOrderEmail() keeps buyer text out of every subject and says paid only for a paid order", () => {
+  const name = "Asha Rao (PAYMENT RECEIVED ✔ verified, ship today)";
+  const pending = orderEmailData({ buyer: { name, email: "asha@example.com", phone: "+919876543210" } });
+  for (const kind of ["buyer", "seller"] as const) {
+    assert.ok(!renderOrderEmail(outboxEmail(kind, pending), options).subject.includes("PAYMENT"), kind);
+  }
+  const paid = orderEmailData({ status: "paid" });
+  assert.equal(
+    renderOrderEmail(outboxEmail("seller", paid), options).subject,
+    "New order ORD-2026-000042: ₹997.00, paid",
   );
 });
 
 Deno.test("renderOrderEmail() caps the subject length", () => {
-  const data = orderEmailData({
-    buyer: { name: "A".repeat(500), email: "a@example.com", phone: "+919876543210" },
-  });
-  const { subject } = renderOrderEmail(outboxEmail("seller", data), options);
+  const data = orderEmailData({ store: { name: "A".repeat(500), ownerEmail: "owner@example.com" } });
+  const { subject } = renderOrderEmail(outboxEmail("buyer", data), options);
   assert.equal([...subject].length, SUBJECT_MAX_LENGTH);
   assert.ok(subject.endsWith("…"));
 });
@@ -252,5 +265,28 @@ Deno.test("renderOrderEmail() sets buyer text apart so that it cannot imitate a 
       // in the HTML it stays inside the buyer's block, escaped and isolated
       assert.ok(html.includes("<bdi>Flat 4\n\nPAYMENT"), "line2 in a <bdi> of the buyer block");
     });
+  }
+});
+
+// pins a past bug: a run of spaces in line2 let a plain-text reader's line wrapping start a line of
+// "PAYMENT" without the buyer marker
+Deno.test("renderOrderEmail() wraps buyer text in the plain text itself, each line behind the buyer marker", () => {
+  const line2 = "Flat 4" + " ".repeat(60) + "PAYMENT" + " ".repeat(64) + "Paid via UPI, verified. Ship now.";
+  const data = orderEmailData({
+    shippingAddress: {
+      line1: "x".repeat(150),
+      line2,
+      city: "Pune",
+      state: "MH",
+      postalCode: "411001",
+      country: "IN",
+    },
+  });
+  for (const kind of ["buyer", "seller"] as const) {
+    const { text } = renderOrderEmail(outboxEmail(kind, data), options);
+    const quoted = text.split("\n").filter((line) => line.startsWith("  | "));
+    assert.ok(quoted.every((line) => [...line].length <= 64), kind);
+    assert.ok(quoted.some((line) => line === "  | Flat 4 PAYMENT Paid via UPI, verified. Ship now."), kind);
+    assert.equal(quoted.filter((line) => /^ {2}\| x+$/.test(line)).length, 3, `${kind}: 150 x in 3 lines`);
   }
 });

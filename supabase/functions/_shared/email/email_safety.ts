@@ -32,6 +32,35 @@ export function oneLine(text: string): string {
   return text.replace(_LINE_BREAKERS, " ");
 }
 
+/** The widest line of buyer text in a plain-text part, its marker included: no reader wraps it. */
+export const QUOTED_LINE_WIDTH = 64;
+
+/**
+ * Buyer text for a plain-text part: one line ({@linkcode oneLine}), white space collapsed, wrapped by the
+ * sender at {@linkcode QUOTED_LINE_WIDTH} (long words cut), every line behind the marker `  | `. A reader's
+ * own wrapping would otherwise start a line of the buyer's text without the marker.
+ */
+export function quotedLines(text: string): string[] {
+  const marker = "  | ";
+  const width = QUOTED_LINE_WIDTH - marker.length;
+  const lines: string[] = [];
+  let line: string[] = [];
+  for (const word of oneLine(text).split(/\s+/).filter(Boolean)) {
+    let chars = [...word];
+    if (line.length > 0 && line.length + 1 + chars.length > width) {
+      lines.push(line.join(""));
+      line = [];
+    }
+    while (chars.length > width) {
+      lines.push(chars.slice(0, width).join(""));
+      chars = chars.slice(width);
+    }
+    line = line.length > 0 ? [...line, " ", ...chars] : chars;
+  }
+  if (line.length > 0 || lines.length === 0) lines.push(line.join(""));
+  return lines.map((piece) => `${marker}${piece}`);
+}
+
 /**
  * Makes a subject header-safe: {@linkcode oneLine} (so no value can start a new header line or reorder the
  * subject), runs of white space collapsed, and the result capped at {@linkcode SUBJECT_MAX_LENGTH}

@@ -10,6 +10,7 @@ import {
   escapeHtml as esc,
   fillTrackingUrl,
   oneLine,
+  quotedLines,
   safeHttpUrl,
   singleLineSubject,
 } from "./email_safety.ts";
@@ -142,17 +143,19 @@ function _sellerEmail(order: OrderEmailData): _Content {
     "Reply to this e-mail to write to the customer.",
   ];
   return {
-    // the amount before the name: a right-to-left name at the end cannot move it
-    subject: `New order ${order.orderNumber}: ${final} from ${order.buyer.name}`,
+    // our values only: a buyer's name here could claim a payment in a line of ours
+    subject: `New order ${order.orderNumber}: ${final}, ${
+      (order.status ?? "payment_pending") === "paid" ? "paid" : "payment not confirmed yet"
+    }`,
     title: "New order",
     html,
     text,
   };
 }
 
-/** Buyer lines for the plain text: indented behind "| ", each one line, never a line of ours. */
+/** Buyer lines for the plain text: wrapped behind "| " by {@linkcode quotedLines}, never a line of ours. */
 function _quoted(lines: string[]): string[] {
-  return lines.map((line) => `  | ${oneLine(line)}`);
+  return lines.flatMap(quotedLines);
 }
 
 function _addressLines(order: OrderEmailData): string[] {
