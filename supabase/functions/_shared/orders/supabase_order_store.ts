@@ -4,23 +4,18 @@ import { mapDatabaseError } from "./database_errors.ts";
 import { internalError } from "../errors.ts";
 import type { CreateOrderOptions, CreateOrderPayload, CreateOrderResult, OrderStore } from "./order_store.ts";
 
-/** The most of the time left that is kept back for the commit and the answer's way back (ms). */
-export const COMMIT_RESERVE_MS = 500;
-
 /**
- * When create_order must have finished for its answer to arrive before `deadline`: a fifth of the time
- * left is kept back for the commit and the trip back, at most {@linkcode COMMIT_RESERVE_MS}.
+ * How long after the deadline the adapter still waits for create_order's answer. create_order itself is
+ * done by the deadline or rolls back; an answer that left the database in time but travels slowly (a busy
+ * network, a busy event loop) still arrives, so an order is never stored after its buyer was answered 500
+ * unless its commit and answer take longer than this.
  */
-export function commitDeadline(deadline: Date, now: Date): Date {
-  const left = Math.max(0, deadline.getTime() - now.getTime());
-  return new Date(deadline.getTime() - Math.min(COMMIT_RESERVE_MS, Math.floor(left / 5)));
-}
+export const ANSWER_GRACE_MS = 2_000;
 
 /**
- * An OrderStore calling create_order through PostgREST. supabase-js gives up at the call's deadline (by
- * `clock`, the handler's clock), and create_order receives an absolute deadline a little earlier
- * ({@linkcode commitDeadline}): it rolls back rather than commit after it, however long the call queued
- * for a connection first, so no order is stored after its buyer was answered 500.
+ * An OrderStore calling create_order through PostgREST. create_order receives the call's absolute deadline
+ * and rolls back rather than commit after it, however long the call queued for a connection first;
+ * supabase-js gives up {@linkcode ANSWER_GRACE_MS} after it (by `clock`, the handler's clock).
  */
 export function supabaseOrderStore(client: DatabaseClient, clock: () => Date = () => new Date()): OrderStore {
   return {
@@ -32,8 +27,10 @@ export function supabaseOrderStore(client: DatabaseClient, clock: () => Date = (
       let result;
       try {
         result = await client.rpc("create_order", {
-          payload: { ...payload, deadline: commitDeadline(deadline, now).toISOString() },
-        }).abortSignal(AbortSignal.timeout(Math.max(0, deadline.getTime() - now.getTime())));
+          payload: { ...payload, deadline: deadline.toISOString() },
+        }).abortSignal(
+          AbortSignal.timeout(Math.max(0, deadline.getTime() - now.getTime()) + ANSWER_GRACE_MS),
+        );
       } catch (error) {
         throw internalError(error);
       }
