@@ -25,6 +25,10 @@ Deno.test("normalisePhone() refuses a number without a country code, a country c
       "++919876543210",
       "+91 98765 4321x",
       "+91/9876543210",
+      "+91\n9876543210", // only plain spaces separate
+      "+91\t9876543210",
+      "+91\u00a09876543210",
+      "+91\u20289876543210",
       "",
       "+",
     ]

@@ -155,6 +155,8 @@ Deno.test("parseCreateOrderRequest() accepts only absolute http(s) proof URLs of
     "ftp://example.com/p.png",
     "/relative/p.png",
     `https://example.com/${"a".repeat(2030)}`,
+    "https://paytm.com@evil.example/proof.png", // reads as paytm.com, leads to evil.example
+    "https://user:secret@example.com/p.png",
   ];
   for (const url of refused) {
     await t.step(
@@ -185,7 +187,8 @@ Deno.test("parseCreateOrderRequest() allows gatewayMethod only with gateway, fro
 
 Deno.test("parseCreateOrderRequest() requires an assigned ISO 3166-1 alpha-2 country, stored upper-case", async (t) => {
   assert.equal(parseCreateOrderRequest(valid(address({ country: "in" }))).shippingAddress.country, "IN");
-  for (const country of ["IND", "ZZ", "", "I", 91]) {
+  // "ıN", "ſe": letters that upper-case to ASCII
+  for (const country of ["IND", "ZZ", "", "I", 91, "\u0131N", "\u017fe", "ｉｎ"]) {
     await t.step(JSON.stringify(country), () => {
       assert.deepEqual(failingPaths(valid(address({ country }))), ["shippingAddress.country"]);
     });

@@ -47,6 +47,11 @@ function _httpUrl(field: string, max: number) {
       ctx.addIssue({ code: "custom", message: `${field} must be an absolute http or https URL` });
       return z.NEVER;
     }
+    if (url.username || url.password) {
+      // https://bank.example@evil.example/ reads as the bank's link and leads elsewhere
+      ctx.addIssue({ code: "custom", message: `${field} must not carry a user name or password` });
+      return z.NEVER;
+    }
     if (url.href.length > max) {
       ctx.addIssue({ code: "custom", message: `${field} must be at most ${max} characters` });
       return z.NEVER;
@@ -63,7 +68,15 @@ const ShippingAddressSchema = z.strictObject({
   city: _text("city", 200),
   state: _text("state", 200),
   postalCode: _text("postalCode", 20),
-  country: z.string({ error: _expected("country", "a string") }).trim().toUpperCase().refine(
+  // ASCII letters only before upper-casing: "ıN" and "ſe" would become IN and SE
+  country: z.string({ error: _expected("country", "a string") }).trim().refine(
+    (code) => /^[A-Za-z]{2}$/.test(code),
+    {
+      error: (issue) =>
+        `country must be an assigned ISO 3166-1 alpha-2 code: got ${JSON.stringify(issue.input)}`,
+      abort: true,
+    },
+  ).transform((code) => code.toUpperCase()).refine(
     (code) => ISO_3166_ALPHA2.has(code),
     {
       error: (issue) =>

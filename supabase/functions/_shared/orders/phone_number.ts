@@ -1,7 +1,8 @@
 /** The contract's buyer phone rule: a country code is required, stored in E.164 form. Pure. */
 
-// what people put between digits: spaces, hyphens, dots and parentheses
-const _SEPARATORS = /[\s\-.()]/g;
+// what people put between digits: spaces, hyphens, dots and parentheses (plain spaces only: a tab, a line
+// break or another kind of space is no separator)
+const _SEPARATORS = /[ \-.()]/g;
 // +, then 7 to 15 digits, the first (the country code's) not 0
 const _E164 = /^\+[1-9][0-9]{6,14}$/;
 
