@@ -48,6 +48,7 @@ console.log(`create-order local stack
   database:  ${db.kind === "postgres" ? "PostgreSQL at DATABASE_URL" : "PGlite in .local/db/"}
   e-mail:    ${env.RESEND_API_KEY ? "Resend" : "files in .local/outbox/"}
   function:  ${stack.url}/functions/v1/create-order
+  moves:     ${stack.url}/functions/v1/update-order-status (service key)
   drain:     ${stack.url}/functions/v1/outbox-drain (service key; deno task outbox runs the same drain)
   rpc:       ${stack.url}/rest/v1/rpc/<function>
   anon key:          ${stack.anonKey}

@@ -1,13 +1,15 @@
 /**
- * The local stack: one HTTP server with the functions at /functions/v1/create-order and
- * /functions/v1/outbox-drain and the PostgREST RPC stand-in at /rest/v1/rpc/<fn>, over one database. The
- * functions are the very handlers Supabase runs, and they reach the database through supabase-js and the
- * stand-in, as they do there.
+ * The local stack: one HTTP server with the functions at /functions/v1/<name> (create-order,
+ * update-order-status, outbox-drain) and the PostgREST RPC stand-in at /rest/v1/rpc/<fn>,
+ * over one database. The functions are the very handlers Supabase runs, and they reach the database
+ * through supabase-js and the stand-in, as they do there.
  */
 import { loadDependencies } from "../supabase/functions/create-order/dependencies.ts";
 import { createOrderHandler } from "../supabase/functions/create-order/handler.ts";
 import { loadDrainDependencies } from "../supabase/functions/outbox-drain/dependencies.ts";
 import { outboxDrainHandler } from "../supabase/functions/outbox-drain/handler.ts";
+import { loadStatusDependencies } from "../supabase/functions/update-order-status/dependencies.ts";
+import { updateOrderStatusHandler } from "../supabase/functions/update-order-status/handler.ts";
 import type { serveFunction } from "../supabase/functions/_shared/http/serve_function.ts";
 import type { Logger } from "../supabase/functions/_shared/http/log.ts";
 import type { Mailer } from "../supabase/functions/_shared/email/mailer.ts";
@@ -101,6 +103,11 @@ export function startLocalStack(options: LocalStackOptions): Promise<LocalStack>
     SUPABASE_ANON_KEY: anonKey,
     SUPABASE_SERVICE_ROLE_KEY: serviceKey,
   };
+  const waitUntil = (work: Promise<unknown>) => {
+    background.add(work);
+    work.finally(() => background.delete(work));
+  };
+  const common = { mailer: options.mailer, clock: options.clock, log: options.log, waitUntil };
   functions.set(
     "/functions/v1/outbox-drain",
     outboxDrainHandler(
@@ -109,15 +116,11 @@ export function startLocalStack(options: LocalStackOptions): Promise<LocalStack>
   );
   functions.set(
     "/functions/v1/create-order",
-    createOrderHandler(loadDependencies(functionEnv, {
-      mailer: options.mailer,
-      clock: options.clock,
-      log: options.log,
-      waitUntil: (work) => {
-        background.add(work);
-        work.finally(() => background.delete(work));
-      },
-    })),
+    createOrderHandler(loadDependencies(functionEnv, common)),
+  );
+  functions.set(
+    "/functions/v1/update-order-status",
+    updateOrderStatusHandler(loadStatusDependencies(functionEnv, common)),
   );
 
   return Promise.resolve({

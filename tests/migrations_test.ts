@@ -106,6 +106,7 @@ const SERVICE_NEEDS = [
   "function record_email_results(p_results jsonb) service_role EXECUTE",
   "function dead_emails(p_limit integer) service_role EXECUTE",
   "function purge_expired_order_guards(p_idempotency_hours integer, p_rate_limit_hours integer) service_role EXECUTE",
+  "function update_order_status(p_status text, p_order_id uuid, p_store_id uuid, p_order_number text, p_note text, p_carrier text, p_tracking_number text, p_tracking_url text, p_deadline timestamp with time zone) service_role EXECUTE",
   "table orders service_role INSERT",
   "table email_outbox service_role UPDATE",
   "table products anon SELECT",

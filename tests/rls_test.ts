@@ -118,6 +118,8 @@ for (const { name, db, defaults } of setups) {
               "select public.dead_emails(10)",
               "select public.purge_expired_order_guards()",
               `select public.order_response('${crypto.randomUUID()}')`,
+              `select public.update_order_status('paid', '${crypto.randomUUID()}')`,
+              `select public.move_order_status('${crypto.randomUUID()}', 'paid', 'seller')`,
             ]
           ) {
             assert.equal((await _attempt(db, role, call)).code, "42501", call);

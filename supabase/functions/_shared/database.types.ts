@@ -226,28 +226,43 @@ export type Database = {
       }
       order_status_history: {
         Row: {
+          actor: string
+          carrier: string | null
           changed_at: string
           changed_by: string
           from_status: Database["public"]["Enums"]["order_status"] | null
           id: number
+          note: string | null
           order_id: string
           to_status: Database["public"]["Enums"]["order_status"]
+          tracking_number: string | null
+          tracking_url: string | null
         }
         Insert: {
+          actor?: string
+          carrier?: string | null
           changed_at?: string
           changed_by?: string
           from_status?: Database["public"]["Enums"]["order_status"] | null
           id?: never
+          note?: string | null
           order_id: string
           to_status: Database["public"]["Enums"]["order_status"]
+          tracking_number?: string | null
+          tracking_url?: string | null
         }
         Update: {
+          actor?: string
+          carrier?: string | null
           changed_at?: string
           changed_by?: string
           from_status?: Database["public"]["Enums"]["order_status"] | null
           id?: never
+          note?: string | null
           order_id?: string
           to_status?: Database["public"]["Enums"]["order_status"]
+          tracking_number?: string | null
+          tracking_url?: string | null
         }
         Relationships: [
           {
@@ -481,7 +496,27 @@ export type Database = {
         Returns: string
       }
       is_email_address: { Args: { p_address: string }; Returns: boolean }
+      is_one_line_text: {
+        Args: { p_max: number; p_text: string }
+        Returns: boolean
+      }
+      move_order_status: {
+        Args: {
+          p_actor: string
+          p_carrier?: string
+          p_note?: string
+          p_order_id: string
+          p_status: Database["public"]["Enums"]["order_status"]
+          p_tracking_number?: string
+          p_tracking_url?: string
+        }
+        Returns: Json
+      }
       order_response: { Args: { p_order_id: string }; Returns: Json }
+      order_status_next_moves: {
+        Args: { p_from: Database["public"]["Enums"]["order_status"] }
+        Returns: Json
+      }
       order_status_transition_allowed: {
         Args: {
           p_from: Database["public"]["Enums"]["order_status"]
@@ -497,6 +532,20 @@ export type Database = {
       }
       record_email_results: { Args: { p_results: Json }; Returns: Json }
       schedule_outbox_drain: { Args: never; Returns: string }
+      update_order_status: {
+        Args: {
+          p_carrier?: string
+          p_deadline?: string
+          p_note?: string
+          p_order_id?: string
+          p_order_number?: string
+          p_status: string
+          p_store_id?: string
+          p_tracking_number?: string
+          p_tracking_url?: string
+        }
+        Returns: Json
+      }
     }
     Enums: {
       order_status:
