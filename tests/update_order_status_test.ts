@@ -10,6 +10,7 @@ import { capturingMailer } from "./support/capturing_mailer.ts";
 import { callCreateOrder, createOrderPayload } from "./support/create_order_payload.ts";
 import { testDatabases } from "./support/databases.ts";
 import { startTestStack } from "./support/local_stack.ts";
+import { raceBehindRowLock } from "./support/row_lock_race.ts";
 import { historyRows, orderStatus, postStatusMove, statusEmailRows } from "./support/status_moves.ts";
 
 const PUBLISHABLE = "sb_publishable_moves_test";
@@ -407,7 +408,7 @@ for (const { name, db } of await testDatabases()) {
       // On PostgreSQL the order row is held locked until every move has read the order and waits: all
       // of them then race for the same row at once. (PGlite runs one transaction at a time.)
       const answers = db.kind === "postgres"
-        ? await _raceBehindALock(db, orderId, racers, race)
+        ? await raceBehindRowLock(db, orderId, racers, race)
         : await race();
       await stack.settled();
       const final = await orderStatus(db, orderId);
@@ -434,38 +435,4 @@ for (const { name, db } of await testDatabases()) {
       await stack.close();
     }
   });
-}
-
-/**
- * Runs `race` while another transaction holds the order row `for update`, and releases the row once
- * `waiters` sessions wait for a lock: the moves then contend for the row all at once.
- */
-async function _raceBehindALock<T>(
-  db: SqlDatabase,
-  orderId: string,
-  waiters: number,
-  race: () => Promise<T>,
-): Promise<T> {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => release = resolve);
-  let locked!: () => void;
-  const isLocked = new Promise<void>((resolve) => locked = resolve);
-  const holder = db.asRole("service_role", async (s) => {
-    await s.query("select 1 from public.orders where id = $1 for update", [orderId]);
-    locked();
-    await released;
-  });
-  await isLocked;
-  const racing = race();
-  for (;;) {
-    const [{ waiting }] = await db.query<{ waiting: number }>(
-      `select count(*)::int as waiting from pg_stat_activity
-       where datname = current_database() and wait_event_type = 'Lock'`,
-    );
-    if (waiting >= waiters) break;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  release();
-  await holder;
-  return await racing;
 }

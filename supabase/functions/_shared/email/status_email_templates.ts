@@ -83,7 +83,7 @@ const _CONTENT: Record<StatusEmailData["status"], (order: StatusEmailData) => _C
     sections: [
       _opening("Delivered", [
         `${order.store.name} has marked order ${order.orderNumber} as delivered.`,
-        `Not received it? Reply to this e-mail to tell ${order.store.name}.`,
+        sentence(`If the parcel has not reached you, reply to this e-mail to tell ${order.store.name}`),
       ]),
       _storeNote("The store's note", order.note),
     ],
@@ -174,7 +174,7 @@ function _cancelledPayment(order: StatusEmailData): string[] {
     ]
     : [
       "No payment had been recorded for this order.",
-      `If you did pay, reply to this e-mail to tell ${order.store.name}.`,
+      sentence(`If you did pay, reply to this e-mail to tell ${order.store.name}`),
     ];
 }
 
