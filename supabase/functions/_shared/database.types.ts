@@ -354,6 +354,59 @@ export type Database = {
           },
         ]
       }
+      payments: {
+        Row: {
+          amount: number
+          currency: string
+          expected_amount: number | null
+          expected_currency: string | null
+          id: string
+          order_id: string | null
+          order_status: Database["public"]["Enums"]["order_status"] | null
+          outcome: string
+          provider: string
+          provider_event_id: string
+          provider_payment_id: string
+          received_at: string
+        }
+        Insert: {
+          amount: number
+          currency: string
+          expected_amount?: number | null
+          expected_currency?: string | null
+          id?: string
+          order_id?: string | null
+          order_status?: Database["public"]["Enums"]["order_status"] | null
+          outcome: string
+          provider: string
+          provider_event_id: string
+          provider_payment_id: string
+          received_at?: string
+        }
+        Update: {
+          amount?: number
+          currency?: string
+          expected_amount?: number | null
+          expected_currency?: string | null
+          id?: string
+          order_id?: string | null
+          order_status?: Database["public"]["Enums"]["order_status"] | null
+          outcome?: string
+          provider?: string
+          provider_event_id?: string
+          provider_payment_id?: string
+          received_at?: string
+        }
+        Relationships: [
+          {
+            foreignKeyName: "payments_order_id_fkey"
+            columns: ["order_id"]
+            isOneToOne: false
+            referencedRelation: "orders"
+            referencedColumns: ["id"]
+          },
+        ]
+      }
       product_variants: {
         Row: {
           created_at: string
@@ -482,6 +535,18 @@ export type Database = {
           p_limit?: number
           p_min_age_seconds?: number
           p_stale_after_seconds?: number
+        }
+        Returns: Json
+      }
+      confirm_payment: {
+        Args: {
+          p_amount_minor: number
+          p_currency: string
+          p_deadline?: string
+          p_event_id: string
+          p_order_id: string
+          p_provider: string
+          p_provider_payment_id: string
         }
         Returns: Json
       }
