@@ -1,11 +1,14 @@
 /**
- * Regenerates docs/email-buyer.png and docs/email-seller.png: the two order e-mails of a sample order,
+ * Regenerates docs/email-buyer.png and docs/email-seller.png, the two order e-mails of a sample order, and
+ * docs/email-status-<status>.png, the buyer's e-mails when it is paid, shipped, delivered and cancelled:
  * rendered by the real templates and photographed in headless Chromium (Debian's `chromium` package).
  *
- *   deno run --allow-read --allow-write --allow-run docs/render_email_screenshots.ts
+ *   deno run --allow-read --allow-write --allow-run --allow-env docs/render_email_screenshots.ts
  */
 import { renderOrderEmail } from "../supabase/functions/_shared/email/email_templates.ts";
+import { renderStatusEmail } from "../supabase/functions/_shared/email/status_email_templates.ts";
 import { orderEmailData, outboxEmail } from "../tests/support/order_emails.ts";
+import { statusEmailData, statusOutboxEmail } from "../tests/support/status_emails.ts";
 
 const CHROMIUM = Deno.env.get("CHROMIUM") ?? "/usr/bin/chromium";
 const options = {
@@ -14,11 +17,30 @@ const options = {
 };
 
 const data = orderEmailData();
+const pages: [string, string][] = [
+  ...(["buyer", "seller"] as const).map((kind): [string, string] => [
+    kind,
+    renderOrderEmail(outboxEmail(kind, data), options).html,
+  ]),
+  ...[
+    statusEmailData("paid"),
+    statusEmailData("shipped", {
+      carrier: "Delhivery",
+      trackingNumber: "DL 4457 1290 3381",
+      trackingUrl: "https://www.delhivery.com/track/package/445712903381",
+    }),
+    statusEmailData("delivered"),
+    statusEmailData("cancelled", { note: "The Large 400 ml tumbler is out of stock until January." }),
+  ].map((status): [string, string] => [
+    `status-${status.status}`,
+    renderStatusEmail(statusOutboxEmail(status), options).html,
+  ]),
+];
 const work = await Deno.makeTempDir();
 try {
-  for (const kind of ["buyer", "seller"] as const) {
+  for (const [kind, page] of pages) {
     const html = `${work}/${kind}.html`;
-    await Deno.writeTextFile(html, renderOrderEmail(outboxEmail(kind, data), options).html);
+    await Deno.writeTextFile(html, page);
     const out = new URL(`email-${kind}.png`, import.meta.url).pathname;
     const { success, stderr } = await new Deno.Command(CHROMIUM, {
       args: [

@@ -44,10 +44,13 @@ const example = {
   gatewayMethod: "upi",
 };
 
+const webhookSecret = env.RAZORPAY_WEBHOOK_SECRET ? "RAZORPAY_WEBHOOK_SECRET" : stack.razorpayWebhookSecret;
 console.log(`create-order local stack
   database:  ${db.kind === "postgres" ? "PostgreSQL at DATABASE_URL" : "PGlite in .local/db/"}
   e-mail:    ${env.RESEND_API_KEY ? "Resend" : "files in .local/outbox/"}
   function:  ${stack.url}/functions/v1/create-order
+  moves:     ${stack.url}/functions/v1/update-order-status (service key)
+  webhook:   ${stack.url}/functions/v1/payment-webhook (signed with ${webhookSecret})
   drain:     ${stack.url}/functions/v1/outbox-drain (service key; deno task outbox runs the same drain)
   rpc:       ${stack.url}/rest/v1/rpc/<function>
   anon key:          ${stack.anonKey}

@@ -1,13 +1,17 @@
 /**
- * The local stack: one HTTP server with the functions at /functions/v1/create-order and
- * /functions/v1/outbox-drain and the PostgREST RPC stand-in at /rest/v1/rpc/<fn>, over one database. The
- * functions are the very handlers Supabase runs, and they reach the database through supabase-js and the
- * stand-in, as they do there.
+ * The local stack: one HTTP server with the functions at /functions/v1/<name> (create-order,
+ * update-order-status, payment-webhook, outbox-drain) and the PostgREST RPC stand-in at /rest/v1/rpc/<fn>,
+ * over one database. The functions are the very handlers Supabase runs, and they reach the database
+ * through supabase-js and the stand-in, as they do there.
  */
 import { loadDependencies } from "../supabase/functions/create-order/dependencies.ts";
 import { createOrderHandler } from "../supabase/functions/create-order/handler.ts";
 import { loadDrainDependencies } from "../supabase/functions/outbox-drain/dependencies.ts";
 import { outboxDrainHandler } from "../supabase/functions/outbox-drain/handler.ts";
+import { loadWebhookDependencies } from "../supabase/functions/payment-webhook/dependencies.ts";
+import { paymentWebhookHandler } from "../supabase/functions/payment-webhook/handler.ts";
+import { loadStatusDependencies } from "../supabase/functions/update-order-status/dependencies.ts";
+import { updateOrderStatusHandler } from "../supabase/functions/update-order-status/handler.ts";
 import type { serveFunction } from "../supabase/functions/_shared/http/serve_function.ts";
 import type { Logger } from "../supabase/functions/_shared/http/log.ts";
 import type { Mailer } from "../supabase/functions/_shared/email/mailer.ts";
@@ -19,6 +23,9 @@ export const DEMO_KEYS = {
   anon: "local-anon-key-for-development-only",
   serviceRole: "local-service-role-key-for-development-only",
 } as const;
+
+/** The local Razorpay webhook secret, used when the environment sets no RAZORPAY_WEBHOOK_SECRET. */
+export const DEMO_RAZORPAY_WEBHOOK_SECRET = "local-razorpay-webhook-secret-for-development-only";
 
 /** Options of {@linkcode startLocalStack}. */
 export interface LocalStackOptions {
@@ -49,6 +56,8 @@ export interface LocalStack {
   url: string;
   anonKey: string;
   serviceKey: string;
+  /** The secret payment-webhook checks signatures with. */
+  razorpayWebhookSecret: string;
   /** Calls per function that reached the database through the RPC route. */
   rpcCalls: Map<string, number>;
   /** Resolves when every e-mail send started so far has finished. */
@@ -96,12 +105,19 @@ export function startLocalStack(options: LocalStackOptions): Promise<LocalStack>
   });
 
   const url = `http://${server.addr.hostname}:${server.addr.port}`;
+  const razorpayWebhookSecret = env.RAZORPAY_WEBHOOK_SECRET || DEMO_RAZORPAY_WEBHOOK_SECRET;
   const functionEnv = {
     SUPABASE_URL: url,
     ...env,
     SUPABASE_ANON_KEY: anonKey,
     SUPABASE_SERVICE_ROLE_KEY: serviceKey,
+    RAZORPAY_WEBHOOK_SECRET: razorpayWebhookSecret,
   };
+  const waitUntil = (work: Promise<unknown>) => {
+    background.add(work);
+    work.finally(() => background.delete(work));
+  };
+  const common = { mailer: options.mailer, clock: options.clock, log: options.log, waitUntil };
   functions.set(
     "/functions/v1/outbox-drain",
     outboxDrainHandler(
@@ -110,21 +126,22 @@ export function startLocalStack(options: LocalStackOptions): Promise<LocalStack>
   );
   functions.set(
     "/functions/v1/create-order",
-    createOrderHandler(loadDependencies(functionEnv, {
-      mailer: options.mailer,
-      clock: options.clock,
-      log: options.log,
-      waitUntil: (work) => {
-        background.add(work);
-        work.finally(() => background.delete(work));
-      },
-    })),
+    createOrderHandler(loadDependencies(functionEnv, common)),
+  );
+  functions.set(
+    "/functions/v1/update-order-status",
+    updateOrderStatusHandler(loadStatusDependencies(functionEnv, common)),
+  );
+  functions.set(
+    "/functions/v1/payment-webhook",
+    paymentWebhookHandler(loadWebhookDependencies(functionEnv, common)),
   );
 
   return Promise.resolve({
     url,
     anonKey,
     serviceKey,
+    razorpayWebhookSecret,
     rpcCalls,
     async settled() {
       while (background.size > 0) await Promise.allSettled([...background]);

@@ -14,9 +14,11 @@ Deno.test("ERROR_STATUS maps every contract code to its status", () => {
     STORE_NOT_FOUND: 404,
     PRODUCT_NOT_FOUND: 404,
     VARIANT_NOT_FOUND: 404,
+    ORDER_NOT_FOUND: 404,
     METHOD_NOT_ALLOWED: 405,
     REQUEST_TIMEOUT: 408,
     IDEMPOTENCY_KEY_IN_USE: 409,
+    INVALID_TRANSITION: 409,
     PAYLOAD_TOO_LARGE: 413,
     IDEMPOTENCY_KEY_REUSED: 422,
     RATE_LIMITED: 429,
@@ -55,7 +57,7 @@ Deno.test("renderError() hides an internal error's own message too", () => {
   assert.equal(rendered.body.error.message, "Internal error");
 });
 
-Deno.test("mapDatabaseError() maps create_order's SQLSTATEs by code", async (t) => {
+Deno.test("mapDatabaseError() maps our SQL functions' SQLSTATEs by code", async (t) => {
   const cases: [string, string, number][] = [
     ["OCS04", "STORE_NOT_FOUND", 404],
     ["OCP04", "PRODUCT_NOT_FOUND", 404],
@@ -66,6 +68,9 @@ Deno.test("mapDatabaseError() maps create_order's SQLSTATEs by code", async (t) 
     ["OCI09", "IDEMPOTENCY_KEY_IN_USE", 409],
     ["OCI22", "IDEMPOTENCY_KEY_REUSED", 422],
     ["OCR29", "RATE_LIMITED", 429],
+    ["OCO04", "ORDER_NOT_FOUND", 404],
+    ["OCT01", "INVALID_TRANSITION", 409],
+    ["OCN00", "VALIDATION_FAILED", 400],
     ["OCA00", "INTERNAL_ERROR", 500],
     ["OCA01", "INTERNAL_ERROR", 500],
     ["OCT00", "INTERNAL_ERROR", 500],
@@ -98,6 +103,20 @@ Deno.test("mapDatabaseError() passes PRICE_MISMATCH and VARIANT_REQUIRED details
   }]);
   const limited = mapDatabaseError({ code: "OCR29", details: '{"retryAfterSeconds":1234}' });
   assert.deepEqual(limited.headers, { "Retry-After": "1234" });
+});
+
+Deno.test("mapDatabaseError() passes INVALID_TRANSITION's allowed moves and the SQL's field issues as details", () => {
+  const move = mapDatabaseError({
+    code: "OCT01",
+    details: '{"from":"shipped","to":"cancelled","allowed":["delivered"],"extra":1}',
+  });
+  assert.deepEqual(move.details, { from: "shipped", to: "cancelled", allowed: ["delivered"] });
+  assert.equal(mapDatabaseError({ code: "OCT01", details: null }).details, undefined);
+  const issues = mapDatabaseError({ code: "OCN00", details: '[{"path":"note","message":"required"}]' });
+  assert.deepEqual(issues.details, [{ path: "note", message: "required" }]);
+  assert.equal(mapDatabaseError({ code: "OCN00", details: '{"sql":"select 1"}' }).details, undefined);
+  const missing = mapDatabaseError({ code: "OCO04", details: '{"orderId":"o"}' });
+  assert.deepEqual(missing.details, { orderId: "o" });
 });
 
 Deno.test("corsOriginHeaders() allows any origin with * and only listed ones otherwise, exposing our headers", () => {

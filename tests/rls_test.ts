@@ -17,11 +17,13 @@ const PRIVATE_TABLES = [
   "email_outbox",
   "idempotency_keys",
   "order_rate_limits",
+  "payments",
 ];
 const UPDATABLE_COLUMN: Record<string, string> = {
   order_counters: "updated_at",
   order_status_history: "changed_at",
   order_rate_limits: "hits",
+  payments: "received_at",
 };
 const CATALOGUE_TABLES = ["stores", "products", "product_variants"];
 const ROLES = ["anon", "authenticated"];
@@ -118,6 +120,9 @@ for (const { name, db, defaults } of setups) {
               "select public.dead_emails(10)",
               "select public.purge_expired_order_guards()",
               `select public.order_response('${crypto.randomUUID()}')`,
+              `select public.update_order_status('paid', '${crypto.randomUUID()}')`,
+              `select public.move_order_status('${crypto.randomUUID()}', 'paid', 'seller')`,
+              `select public.confirm_payment('${crypto.randomUUID()}', 100, 'INR', 'razorpay', 'pay_1', 'evt_1')`,
             ]
           ) {
             assert.equal((await _attempt(db, role, call)).code, "42501", call);

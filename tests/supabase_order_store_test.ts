@@ -7,10 +7,8 @@ import assert from "node:assert/strict";
 import { createRpcRoute } from "../local/postgrest_rpc.ts";
 import { createDatabaseClient } from "../supabase/functions/_shared/database_client.ts";
 import { OrderError } from "../supabase/functions/_shared/errors.ts";
-import {
-  ANSWER_GRACE_MS,
-  supabaseOrderStore,
-} from "../supabase/functions/_shared/orders/supabase_order_store.ts";
+import { ANSWER_GRACE_MS } from "../supabase/functions/_shared/orders/database_call.ts";
+import { supabaseOrderStore } from "../supabase/functions/_shared/orders/supabase_order_store.ts";
 import { createTestStore } from "./support/catalogue.ts";
 import { createOrderPayload } from "./support/create_order_payload.ts";
 import { testDatabases } from "./support/databases.ts";

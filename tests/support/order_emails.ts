@@ -1,5 +1,5 @@
 /** Builders of outbox e-mails for template and sender tests: a realistic order, overridable in parts. */
-import type { OrderEmailData, OutboxEmail } from "../../supabase/functions/_shared/email/order_email.ts";
+import type { OrderEmailData, OrderOutboxEmail } from "../../supabase/functions/_shared/email/order_email.ts";
 
 /** A two-item upi_direct order of the seed store, as create_order snapshots it. */
 export function orderEmailData(overrides: Partial<OrderEmailData> = {}): OrderEmailData {
@@ -49,8 +49,8 @@ export function orderEmailData(overrides: Partial<OrderEmailData> = {}): OrderEm
 export function outboxEmail(
   kind: "buyer" | "seller",
   data: OrderEmailData = orderEmailData(),
-  overrides: Partial<OutboxEmail> = {},
-): OutboxEmail {
+  overrides: Partial<OrderOutboxEmail> = {},
+): OrderOutboxEmail {
   return {
     id: crypto.randomUUID(),
     orderId: data.orderId,

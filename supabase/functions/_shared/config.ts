@@ -24,6 +24,8 @@ export interface Config {
   /** The database step's time budget: its deadline is the order's time plus this; past it, 500 and nothing stored. */
   databaseTimeoutMs: number;
   rateLimits: RateLimits;
+  /** Razorpay's webhook secret (RAZORPAY_WEBHOOK_SECRET): payment-webhook refuses every event without it. */
+  razorpayWebhookSecret: string | null;
 }
 
 /** Order-creation limits per client IP and per buyer e-mail, per fixed window (a limit of 0 turns one off). */
@@ -150,5 +152,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
         windowSeconds: _window(env, "RATE_LIMIT_PER_EMAIL_WINDOW_SECONDS"),
       },
     },
+    razorpayWebhookSecret: env.RAZORPAY_WEBHOOK_SECRET || null,
   };
 }

@@ -226,28 +226,43 @@ export type Database = {
       }
       order_status_history: {
         Row: {
+          actor: string
+          carrier: string | null
           changed_at: string
           changed_by: string
           from_status: Database["public"]["Enums"]["order_status"] | null
           id: number
+          note: string | null
           order_id: string
           to_status: Database["public"]["Enums"]["order_status"]
+          tracking_number: string | null
+          tracking_url: string | null
         }
         Insert: {
+          actor?: string
+          carrier?: string | null
           changed_at?: string
           changed_by?: string
           from_status?: Database["public"]["Enums"]["order_status"] | null
           id?: never
+          note?: string | null
           order_id: string
           to_status: Database["public"]["Enums"]["order_status"]
+          tracking_number?: string | null
+          tracking_url?: string | null
         }
         Update: {
+          actor?: string
+          carrier?: string | null
           changed_at?: string
           changed_by?: string
           from_status?: Database["public"]["Enums"]["order_status"] | null
           id?: never
+          note?: string | null
           order_id?: string
           to_status?: Database["public"]["Enums"]["order_status"]
+          tracking_number?: string | null
+          tracking_url?: string | null
         }
         Relationships: [
           {
@@ -335,6 +350,59 @@ export type Database = {
             columns: ["store_id"]
             isOneToOne: false
             referencedRelation: "stores"
+            referencedColumns: ["id"]
+          },
+        ]
+      }
+      payments: {
+        Row: {
+          amount: number
+          currency: string
+          expected_amount: number | null
+          expected_currency: string | null
+          id: string
+          order_id: string | null
+          order_status: Database["public"]["Enums"]["order_status"] | null
+          outcome: string
+          provider: string
+          provider_event_id: string
+          provider_payment_id: string
+          received_at: string
+        }
+        Insert: {
+          amount: number
+          currency: string
+          expected_amount?: number | null
+          expected_currency?: string | null
+          id?: string
+          order_id?: string | null
+          order_status?: Database["public"]["Enums"]["order_status"] | null
+          outcome: string
+          provider: string
+          provider_event_id: string
+          provider_payment_id: string
+          received_at?: string
+        }
+        Update: {
+          amount?: number
+          currency?: string
+          expected_amount?: number | null
+          expected_currency?: string | null
+          id?: string
+          order_id?: string | null
+          order_status?: Database["public"]["Enums"]["order_status"] | null
+          outcome?: string
+          provider?: string
+          provider_event_id?: string
+          provider_payment_id?: string
+          received_at?: string
+        }
+        Relationships: [
+          {
+            foreignKeyName: "payments_order_id_fkey"
+            columns: ["order_id"]
+            isOneToOne: false
+            referencedRelation: "orders"
             referencedColumns: ["id"]
           },
         ]
@@ -470,6 +538,18 @@ export type Database = {
         }
         Returns: Json
       }
+      confirm_payment: {
+        Args: {
+          p_amount_minor: number
+          p_currency: string
+          p_deadline?: string
+          p_event_id: string
+          p_order_id: string
+          p_provider: string
+          p_provider_payment_id: string
+        }
+        Returns: Json
+      }
       create_order: { Args: { payload: Json }; Returns: Json }
       dead_emails: { Args: { p_limit?: number }; Returns: Json }
       email_outbox_message: {
@@ -481,7 +561,27 @@ export type Database = {
         Returns: string
       }
       is_email_address: { Args: { p_address: string }; Returns: boolean }
+      is_one_line_text: {
+        Args: { p_max: number; p_text: string }
+        Returns: boolean
+      }
+      move_order_status: {
+        Args: {
+          p_actor: string
+          p_carrier?: string
+          p_note?: string
+          p_order_id: string
+          p_status: Database["public"]["Enums"]["order_status"]
+          p_tracking_number?: string
+          p_tracking_url?: string
+        }
+        Returns: Json
+      }
       order_response: { Args: { p_order_id: string }; Returns: Json }
+      order_status_next_moves: {
+        Args: { p_from: Database["public"]["Enums"]["order_status"] }
+        Returns: Json
+      }
       order_status_transition_allowed: {
         Args: {
           p_from: Database["public"]["Enums"]["order_status"]
@@ -497,6 +597,20 @@ export type Database = {
       }
       record_email_results: { Args: { p_results: Json }; Returns: Json }
       schedule_outbox_drain: { Args: never; Returns: string }
+      update_order_status: {
+        Args: {
+          p_carrier?: string
+          p_deadline?: string
+          p_note?: string
+          p_order_id?: string
+          p_order_number?: string
+          p_status: string
+          p_store_id?: string
+          p_tracking_number?: string
+          p_tracking_url?: string
+        }
+        Returns: Json
+      }
     }
     Enums: {
       order_status:

@@ -5,14 +5,12 @@
  */
 import { parseConfig } from "../_shared/config.ts";
 import { createDatabaseClient } from "../_shared/database_client.ts";
+import { claimedEmailSender } from "../_shared/email/email_delivery.ts";
 import { jsonLogger, type Logger } from "../_shared/http/log.ts";
-import type { EmailOutbox } from "../_shared/email/email_outbox.ts";
+import { defaultWaitUntil } from "../_shared/http/wait_until.ts";
 import type { Mailer } from "../_shared/email/mailer.ts";
-import type { OutboxEmail } from "../_shared/email/order_email.ts";
 import { supabaseOrderStore } from "../_shared/orders/supabase_order_store.ts";
 import type { CreateOrderDependencies } from "./handler.ts";
-
-declare const EdgeRuntime: { waitUntil(work: Promise<unknown>): void } | undefined;
 
 /** Parts a host (the local stack, a test) may supply instead of the defaults. */
 export interface DependencyOverrides {
@@ -25,11 +23,6 @@ export interface DependencyOverrides {
   fetch?: typeof fetch;
 }
 
-function _defaultWaitUntil(work: Promise<unknown>): void {
-  if (typeof EdgeRuntime !== "undefined") EdgeRuntime.waitUntil(work);
-  // elsewhere (deno task dev) the process outlives the response anyway
-}
-
 /** Reads the environment once and builds everything the handler needs. */
 export function loadDependencies(
   env: Record<string, string | undefined> = Deno.env.toObject(),
@@ -39,34 +32,8 @@ export function loadDependencies(
   const log = overrides.log ?? jsonLogger();
   const client = createDatabaseClient(config.supabaseUrl, config.serviceKey, overrides.fetch);
 
-  let mailer: Promise<Mailer> | undefined;
-  const loadMailer = (): Promise<Mailer> =>
-    mailer ??= overrides.mailer?.() ??
-      import("../_shared/email/resend_mailer.ts").then(({ createResendMailer }) => {
-        if (!config.resend) throw new Error("RESEND_API_KEY is not set and no other mailer was configured");
-        return createResendMailer(config.resend);
-      });
-
-  // one outbox for the process: its results of concurrent orders share database calls
-  let outbox: Promise<EmailOutbox> | undefined;
-  const loadOutbox = (): Promise<EmailOutbox> =>
-    outbox ??= Promise.all([
-      import("../_shared/email/supabase_email_outbox.ts"),
-      import("../_shared/email/coalesced_email_outbox.ts"),
-    ]).then(([{ supabaseEmailOutbox }, { coalescedEmailOutbox }]) =>
-      coalescedEmailOutbox(supabaseEmailOutbox(client, config.databaseTimeoutMs))
-    );
-
-  const sendOrderEmails = async (emails: OutboxEmail[]): Promise<void> => {
-    const { sendOrderEmails: send } = await import("../_shared/email/outbox_sender.ts");
-    await send(emails, {
-      mailer: await loadMailer(),
-      outbox: await loadOutbox(),
-      render: { from: config.emailFrom, trackingUrlTemplate: config.trackingUrlTemplate },
-      sleep: (ms: number) => new Promise((resolve) => setTimeout(resolve, ms)),
-      log,
-    });
-  };
+  // one sender for the process: its outbox's results of concurrent orders share database calls
+  const sendOrderEmails = claimedEmailSender(config, client, { mailer: overrides.mailer, log });
 
   const clock = overrides.clock ?? (() => new Date());
   return {
@@ -74,7 +41,7 @@ export function loadDependencies(
     clock,
     orders: supabaseOrderStore(client, clock),
     sendOrderEmails,
-    waitUntil: overrides.waitUntil ?? _defaultWaitUntil,
+    waitUntil: overrides.waitUntil ?? defaultWaitUntil,
     log,
   };
 }

@@ -9,7 +9,12 @@ import { ISO_3166_ALPHA2 } from "../_shared/orders/iso_countries.ts";
 import { isEmailAddress, MAX_EMAIL_LENGTH } from "../_shared/orders/email_address.ts";
 import { toMinorUnits } from "../_shared/orders/money.ts";
 import { normalisePhone } from "../_shared/orders/phone_number.ts";
-import { checkFreeText, checkOptionalFreeText, type FreeTextResult } from "../_shared/orders/text_rules.ts";
+import {
+  checkFreeText,
+  checkHttpUrl,
+  checkOptionalFreeText,
+  type FreeTextResult,
+} from "../_shared/orders/text_rules.ts";
 
 /** A type-error message that says "is required" when the field is missing. */
 function _expected(field: string, what: string) {
@@ -35,30 +40,7 @@ const _optionalText = (field: string, max: number) =>
   _ruled(field, (raw) => checkOptionalFreeText(raw, max)).nullish().transform((value) => value ?? null);
 
 /** An absolute http(s) URL, as the parsed URL's serialisation: no raw CR, LF or space survives. */
-function _httpUrl(field: string, max: number) {
-  return z.string({ error: _expected(field, "a string") }).transform((raw, ctx) => {
-    let url: URL | undefined;
-    try {
-      url = new URL(raw.trim());
-    } catch {
-      // reported below
-    }
-    if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || url.hostname.length === 0) {
-      ctx.addIssue({ code: "custom", message: `${field} must be an absolute http or https URL` });
-      return z.NEVER;
-    }
-    if (url.username || url.password) {
-      // https://bank.example@evil.example/ reads as the bank's link and leads elsewhere
-      ctx.addIssue({ code: "custom", message: `${field} must not carry a user name or password` });
-      return z.NEVER;
-    }
-    if (url.href.length > max) {
-      ctx.addIssue({ code: "custom", message: `${field} must be at most ${max} characters` });
-      return z.NEVER;
-    }
-    return url.href;
-  });
-}
+const _httpUrl = (field: string, max: number) => _ruled(field, (raw) => checkHttpUrl(raw, max));
 
 const uuid = (field: string) => z.guid({ error: _expected(field, "a UUID") });
 

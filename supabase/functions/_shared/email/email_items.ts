@@ -3,11 +3,14 @@ import { escapeHtml as esc, oneLine } from "./email_safety.ts";
 import { formatMoney } from "./money_format.ts";
 import type { OrderEmailData } from "./order_email.ts";
 
+/** What the items and totals are drawn from: an order's e-mail snapshot or a status e-mail's. */
+type _Priced = Pick<OrderEmailData, "items" | "currency" | "totalMinor" | "feeMinor" | "finalMinor">;
+
 function _itemName(item: OrderEmailData["items"][number]): string {
   return item.variantName ? `${item.productName} (${item.variantName})` : item.productName;
 }
 
-function _totals(order: OrderEmailData): [string, string][] {
+function _totals(order: _Priced): [string, string][] {
   return [
     ["Subtotal", formatMoney(order.totalMinor, order.currency)],
     ["Checkout fee", formatMoney(order.feeMinor, order.currency)],
@@ -16,7 +19,7 @@ function _totals(order: OrderEmailData): [string, string][] {
 }
 
 /** The items with quantities, unit prices and line totals, then subtotal, fee and total, as an HTML table. */
-export function itemsTable(order: OrderEmailData): string {
+export function itemsTable(order: _Priced): string {
   const cell = "padding:8px 6px;border-bottom:1px solid #e5e7eb";
   const num = `${cell};text-align:right;white-space:nowrap`;
   const head = ["Item", "Qty", "Unit price", "Line total"].map((h, i) =>
@@ -42,7 +45,7 @@ ${totals}
 }
 
 /** The same as {@linkcode itemsTable}, as plain-text lines. */
-export function itemsText(order: OrderEmailData): string[] {
+export function itemsText(order: _Priced): string[] {
   const lines = order.items.map((item) =>
     `- ${oneLine(_itemName(item))} x ${item.quantity} @ ${
       formatMoney(item.unitPriceMinor, order.currency)

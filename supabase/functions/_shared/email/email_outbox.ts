@@ -1,5 +1,5 @@
 /** The e-mail outbox port: claim due rows for sending, record what the provider answered, report dead rows. */
-import type { EmailResult, OutboxEmail } from "./order_email.ts";
+import type { EmailKind, EmailResult, OutboxEmail } from "./order_email.ts";
 
 /** Which rows a drain claims: see `claim_due_emails` in the outbox migrations. */
 export interface ClaimOptions {
@@ -21,7 +21,7 @@ export interface RecordedEmail {
 export interface DeadEmail {
   id: string;
   orderId: string;
-  kind: "buyer" | "seller";
+  kind: EmailKind;
   /** Sends that failed (10). */
   failures: number;
   /** Requests to the provider, retries included. */

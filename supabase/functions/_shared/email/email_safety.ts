@@ -40,7 +40,7 @@ export const QUOTED_LINE_WIDTH = 64;
  * sender at {@linkcode QUOTED_LINE_WIDTH} (long words cut), every line behind the marker `  | `. A reader's
  * own wrapping would otherwise start a line of the buyer's text without the marker.
  */
-export function quotedLines(text: string): string[] {
+export function wrapQuoted(text: string): string[] {
   const marker = "  | ";
   const width = QUOTED_LINE_WIDTH - marker.length;
   const lines: string[] = [];

@@ -10,12 +10,12 @@ import {
   escapeHtml as esc,
   fillTrackingUrl,
   oneLine,
-  quotedLines,
   safeHttpUrl,
   singleLineSubject,
 } from "./email_safety.ts";
+import { emailDate, quotedLines, sentence } from "./email_text.ts";
 import { formatMoney } from "./money_format.ts";
-import type { OrderEmailData, OutboxEmail } from "./order_email.ts";
+import type { OrderEmailData, OrderOutboxEmail } from "./order_email.ts";
 import { describePayment } from "./payment_wording.ts";
 
 /** A message ready for a mailer: both parts, single-line subject. */
@@ -37,7 +37,7 @@ export interface RenderOptions {
 }
 
 /** Renders the buyer confirmation or the seller alert of one outbox row. */
-export function renderOrderEmail(email: OutboxEmail, options: RenderOptions): EmailMessage {
+export function renderOrderEmail(email: OrderOutboxEmail, options: RenderOptions): EmailMessage {
   const order = email.payload;
   const content = email.kind === "buyer" ? _buyerEmail(order, options) : _sellerEmail(order);
   return {
@@ -74,7 +74,7 @@ function _buyerEmail(order: OrderEmailData, options: RenderOptions): _Content {
     paragraph(payment.map(esc).join("<br>")),
     h2("Shipping to"),
     buyerBlock("As you entered it", _addressLines(order).map((line) => ["", line])),
-    muted(esc(_sentence(`Questions about your order? Reply to this e-mail to reach ${order.store.name}`))),
+    muted(esc(sentence(`Questions about your order? Reply to this e-mail to reach ${order.store.name}`))),
   ].join("\n");
   const text = [
     "Thank you for your order.",
@@ -88,9 +88,9 @@ function _buyerEmail(order: OrderEmailData, options: RenderOptions): _Content {
     ...payment,
     "",
     "SHIPPING TO (as you entered it)",
-    ..._quoted(_addressLines(order)),
+    ...quotedLines(_addressLines(order)),
     "",
-    _sentence(`Questions about your order? Reply to this e-mail to reach ${order.store.name}`),
+    sentence(`Questions about your order? Reply to this e-mail to reach ${order.store.name}`),
   ];
   return {
     subject: `Your order ${order.orderNumber} at ${order.store.name}`,
@@ -128,10 +128,10 @@ function _sellerEmail(order: OrderEmailData): _Content {
     `${final} at ${order.store.name}, placed ${_date(order)}.`,
     "",
     "CUSTOMER (as the buyer entered it)",
-    ..._quoted(customer.map(([label, value]) => `${label}: ${oneLine(value)}`)),
+    ...quotedLines(customer.map(([label, value]) => `${label}: ${oneLine(value)}`)),
     "",
     "SHIP TO (as the buyer entered it)",
-    ..._quoted(_addressLines(order)),
+    ...quotedLines(_addressLines(order)),
     "",
     "ITEMS TO FULFIL",
     ...itemsText(order),
@@ -153,11 +153,6 @@ function _sellerEmail(order: OrderEmailData): _Content {
   };
 }
 
-/** Buyer lines for the plain text: wrapped behind "| " by {@linkcode quotedLines}, never a line of ours. */
-function _quoted(lines: string[]): string[] {
-  return lines.flatMap(quotedLines);
-}
-
 function _addressLines(order: OrderEmailData): string[] {
   const a = order.shippingAddress;
   return [
@@ -169,17 +164,6 @@ function _addressLines(order: OrderEmailData): string[] {
   ];
 }
 
-/** Ends `text` with a full stop unless it ends with one already ("Chai & Co." stays as it is). */
-function _sentence(text: string): string {
-  return /[.!?]$/.test(text) ? text : `${text}.`;
-}
-
 function _date(order: OrderEmailData): string {
-  const date = new Date(order.createdAt);
-  if (Number.isNaN(date.getTime())) return order.createdAt;
-  return order.currency.toUpperCase() === "INR" ? _dateInIndia.format(date) : _dateInUtc.format(date);
+  return emailDate(order.createdAt, order.currency);
 }
-
-// made once: building an Intl formatter per e-mail was a large share of the service's CPU under load
-const _dateInIndia = new Intl.DateTimeFormat("en-IN", { dateStyle: "medium", timeZone: "Asia/Kolkata" });
-const _dateInUtc = new Intl.DateTimeFormat("en-IN", { dateStyle: "medium", timeZone: "UTC" });

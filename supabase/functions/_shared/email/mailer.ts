@@ -1,5 +1,6 @@
 /** The mailer port: what the outbox sender needs from an e-mail provider, in our own types. */
 import type { EmailMessage } from "./email_templates.ts";
+import type { EmailKind } from "./order_email.ts";
 
 export type { EmailMessage };
 
@@ -14,7 +15,12 @@ export interface Mailer {
   send(message: EmailMessage, idempotencyKey: string): Promise<SendResult>;
 }
 
-/** The idempotency key of an order e-mail, `order/<orderId>/<buyer|seller>`, shaped as Resend recommends. */
-export function orderEmailIdempotencyKey(email: { orderId: string; kind: "buyer" | "seller" }): string {
-  return `order/${email.orderId}/${email.kind}`;
+/**
+ * The idempotency key of an outbox e-mail, shaped `<event>/<id>` as Resend recommends: an order's own
+ * e-mails `order/<orderId>/<buyer|seller>`, the buyer's status e-mails `order/<orderId>/status/<status>`.
+ */
+export function orderEmailIdempotencyKey(email: { orderId: string; kind: EmailKind }): string {
+  return email.kind.startsWith("status_")
+    ? `order/${email.orderId}/status/${email.kind.slice("status_".length)}`
+    : `order/${email.orderId}/${email.kind}`;
 }

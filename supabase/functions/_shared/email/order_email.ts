@@ -44,21 +44,87 @@ export interface OrderEmailData {
   finalMinor: number;
 }
 
-/** Who an outbox e-mail is for. */
+/** Who an order's own e-mail is for. */
 export type OrderEmailKind = "buyer" | "seller";
 
-/** An outbox row claimed for sending. */
-export interface OutboxEmail {
+/** The statuses the buyer is e-mailed about when their order moves to them. */
+export const STATUS_EMAIL_STATUSES = ["paid", "shipped", "delivered", "cancelled"] as const;
+
+/** A status the buyer is e-mailed about. */
+export type EmailedStatus = typeof STATUS_EMAIL_STATUSES[number];
+
+/** The outbox kind of the buyer's e-mail about a status, e.g. `status_shipped`. */
+export type StatusEmailKind = `status_${EmailedStatus}`;
+
+/** Every kind of outbox e-mail. */
+export type EmailKind = OrderEmailKind | StatusEmailKind;
+
+/** Every outbox kind, as the outbox table's check lists them. */
+export const EMAIL_KINDS: readonly EmailKind[] = [
+  "buyer",
+  "seller",
+  ...STATUS_EMAIL_STATUSES.map((status): StatusEmailKind => `status_${status}`),
+];
+
+/**
+ * What the buyer's status e-mail shows: the snapshot `move_order_status` stores with its outbox row when
+ * the order moves. `note` is the mover's note (a cancellation's reason); the tracking fields come with
+ * `shipped`. Money in integer minor units.
+ */
+export interface StatusEmailData {
+  orderId: string;
+  orderNumber: string;
+  /** ISO timestamp of the order. */
+  createdAt: string;
+  currency: string;
+  status: EmailedStatus;
+  /** The status the order left; a cancelled order that was `paid` or `processing` had been paid. */
+  previousStatus: string;
+  /** ISO timestamp of the move. */
+  changedAt: string;
+  store: { name: string; ownerEmail: string };
+  paymentMethod: "upi_direct" | "gateway";
+  gatewayMethod: "card" | "upi" | "wallet" | null;
+  items: OrderEmailItem[];
+  totalMinor: number;
+  feeMinor: number;
+  finalMinor: number;
+  note: string | null;
+  carrier: string | null;
+  trackingNumber: string | null;
+  trackingUrl: string | null;
+}
+
+/** What every claimed outbox row carries besides its kind and payload. */
+interface _OutboxRow {
   id: string;
   orderId: string;
-  kind: OrderEmailKind;
   to: string;
   replyTo: string | null;
   /** Attempts recorded before this claim. */
   attempts: number;
   /** This claim's token: the sender's result is recorded only while the row is still claimed under it. */
   claimToken: string;
+}
+
+/** An order's buyer confirmation or seller alert, claimed for sending. */
+export interface OrderOutboxEmail extends _OutboxRow {
+  kind: OrderEmailKind;
   payload: OrderEmailData;
+}
+
+/** A buyer's status e-mail, claimed for sending. */
+export interface StatusOutboxEmail extends _OutboxRow {
+  kind: StatusEmailKind;
+  payload: StatusEmailData;
+}
+
+/** An outbox row claimed for sending: its kind says which payload it carries. */
+export type OutboxEmail = OrderOutboxEmail | StatusOutboxEmail;
+
+/** Whether a claimed row is a buyer's status e-mail (else an order's buyer or seller e-mail). */
+export function isStatusEmail(email: OutboxEmail): email is StatusOutboxEmail {
+  return email.kind.startsWith("status_");
 }
 
 /** What a sender reports back for one claimed row, quoting the claim it sent under. */

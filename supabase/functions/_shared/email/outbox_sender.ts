@@ -6,7 +6,8 @@
  * result quotes the claim it was sent under, and the outbox ignores it once that claim is no longer current.
  */
 import type { EmailOutbox, RecordedEmail } from "./email_outbox.ts";
-import { type EmailMessage, type RenderOptions, renderOrderEmail } from "./email_templates.ts";
+import type { EmailMessage, RenderOptions } from "./email_templates.ts";
+import { renderOutboxEmail } from "./render_outbox_email.ts";
 import { type Mailer, orderEmailIdempotencyKey, type SendResult } from "./mailer.ts";
 import {
   DEFAULT_RETRY,
@@ -134,7 +135,7 @@ async function _sendRound(
 
 function _render(email: OutboxEmail, options: RenderOptions): EmailMessage | { error: SendResult } {
   try {
-    return renderOrderEmail(email, options);
+    return renderOutboxEmail(email, options);
   } catch (error) {
     return { error: { ok: false, error: `render failed: ${_describe(error)}`, retryable: false } };
   }

@@ -8,7 +8,10 @@ import type { OrderEmailData } from "./order_email.ts";
 const _GATEWAY_NAMES = { card: "card", upi: "UPI", wallet: "wallet" } as const;
 
 /** The payment lines for the buyer's or the seller's e-mail of `order`. */
-export function describePayment(order: OrderEmailData, reader: "buyer" | "seller"): string[] {
+export function describePayment(
+  order: Pick<OrderEmailData, "paymentMethod" | "gatewayMethod" | "status">,
+  reader: "buyer" | "seller",
+): string[] {
   const via = _GATEWAY_NAMES[order.gatewayMethod ?? "card"];
   if ((order.status ?? "payment_pending") === "paid") {
     return order.paymentMethod === "gateway"

@@ -5,7 +5,7 @@
 import type { DatabaseClient } from "../database_client.ts";
 import { internalError } from "../errors.ts";
 import type { ClaimOptions, DeadEmailReport, EmailOutbox, RecordedEmail } from "./email_outbox.ts";
-import type { EmailResult, OutboxEmail } from "./order_email.ts";
+import { EMAIL_KINDS, type EmailKind, type EmailResult, type OutboxEmail } from "./order_email.ts";
 
 /** An EmailOutbox calling the outbox's SQL functions, giving up on a call after `timeoutMs`. */
 export function supabaseEmailOutbox(client: DatabaseClient, timeoutMs = 10_000): EmailOutbox {
@@ -66,7 +66,7 @@ export function supabaseEmailOutbox(client: DatabaseClient, timeoutMs = 10_000):
 function _isOutboxEmail(value: unknown): value is OutboxEmail {
   const row = value as Partial<OutboxEmail> | null;
   return typeof row === "object" && row !== null && typeof row.id === "string" &&
-    typeof row.orderId === "string" && (row.kind === "buyer" || row.kind === "seller") &&
+    typeof row.orderId === "string" && EMAIL_KINDS.includes(row.kind as EmailKind) &&
     typeof row.to === "string" && typeof row.attempts === "number" &&
     typeof row.claimToken === "string" && typeof row.payload === "object" && row.payload !== null;
 }

@@ -25,18 +25,18 @@ function _tooLarge(limit: number): OrderError {
 }
 
 /**
- * Reads the body as text. Refuses with PAYLOAD_TOO_LARGE as soon as Content-Length or the bytes read pass
+ * Reads the body's bytes. Refuses with PAYLOAD_TOO_LARGE as soon as Content-Length or the bytes read pass
  * the size limit, and with REQUEST_TIMEOUT when the body has not ended within the time limit (a client
  * that trickles or never finishes would otherwise hold the request open); either way the stream is
  * cancelled, so neither costs more than the limits. A connection that fails mid-body is a
  * {@linkcode ClientClosedError}.
  */
-export async function readBodyText(request: Request, limits: BodyLimits = {}): Promise<string> {
+export async function readBodyBytes(request: Request, limits: BodyLimits = {}): Promise<Uint8Array> {
   const maxBytes = limits.maxBytes ?? MAX_BODY_BYTES;
   const timeoutMs = limits.timeoutMs ?? BODY_TIMEOUT_MS;
   const declared = Number(request.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > maxBytes) throw _tooLarge(maxBytes);
-  if (!request.body) return "";
+  if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
@@ -72,11 +72,21 @@ export async function readBodyText(request: Request, limits: BodyLimits = {}): P
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
+  return bytes;
+}
+
+/** Decodes body bytes as UTF-8, or throws INVALID_JSON: the bodies we accept are UTF-8 JSON. */
+export function decodeBodyText(bytes: Uint8Array): string {
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     throw new OrderError("INVALID_JSON", "The request body must be UTF-8 JSON");
   }
+}
+
+/** Reads the body as text within the limits of {@linkcode readBodyBytes}. */
+export async function readBodyText(request: Request, limits: BodyLimits = {}): Promise<string> {
+  return decodeBodyText(await readBodyBytes(request, limits));
 }
 
 /** Parses JSON text, or throws INVALID_JSON. */

@@ -9,7 +9,7 @@ import type { ConnectionInfo } from "./client_ip.ts";
 import { corsOriginHeaders, corsPreflightHeaders } from "./cors.ts";
 import { renderError } from "./http_errors.ts";
 import { describeError, type Logger } from "./log.ts";
-import { type BodyLimits, ClientClosedError, readBodyText } from "./request_body.ts";
+import { type BodyLimits, ClientClosedError, decodeBodyText, readBodyBytes } from "./request_body.ts";
 
 /** nginx's status for a client that closed the connection before the answer: logged, never sent. */
 export const CLIENT_CLOSED_REQUEST = 499;
@@ -27,6 +27,8 @@ export interface RequestContext {
   info?: ConnectionInfo;
   /** The body as text, read once within the frame's size and time limits (413, 408). */
   readBody(): Promise<string>;
+  /** The body's raw bytes, read once within the same limits: what a webhook signature is computed over. */
+  readBodyBytes(): Promise<Uint8Array>;
   /** Adds ids or figures (never personal data) to the request's one log line. */
   annotate(fields: Record<string, unknown>): void;
 }
@@ -91,15 +93,17 @@ export function serveFunction(spec: FunctionSpec) {
         }
         if (spec.access !== "none") requireApiKey(request.headers, config.apiKeys, spec.access);
         let bodyRead = false;
+        const readOnce = () => {
+          if (bodyRead) throw new Error("the request body was read twice");
+          bodyRead = true;
+          return readBodyBytes(request, spec.bodyLimits);
+        };
         const reply = await spec.handle({
           request,
           requestId,
           info,
-          readBody() {
-            if (bodyRead) throw new Error("the request body was read twice");
-            bodyRead = true;
-            return readBodyText(request, spec.bodyLimits);
-          },
+          readBody: async () => decodeBodyText(await readOnce()),
+          readBodyBytes: readOnce,
           annotate: (fields) => Object.assign(annotations, fields),
         });
         response = _json(reply.status, reply.body, { ...baseHeaders, ...reply.headers });

@@ -1,17 +1,20 @@
 /**
- * create_order's own SQLSTATEs, mapped by code (never by message text) to the contract's errors.
+ * Our SQL functions' own SQLSTATEs, mapped by code (never by message text) to the contract's errors.
  */
-import { type ErrorCode, internalError, OrderError } from "../errors.ts";
+import { type ErrorCode, type FieldIssue, internalError, OrderError } from "../errors.ts";
 
-/** SQLSTATE -> contract code, for the failures create_order raises on purpose. */
+/** SQLSTATE -> contract code, for the failures our SQL functions and the lifecycle trigger raise on purpose. */
 export const SQLSTATE_ERROR_CODES: Readonly<Record<string, ErrorCode>> = {
   OCS04: "STORE_NOT_FOUND",
   OCP04: "PRODUCT_NOT_FOUND",
   OCV04: "VARIANT_NOT_FOUND",
+  OCO04: "ORDER_NOT_FOUND",
   OCV00: "VARIANT_REQUIRED",
   OC400: "PRICE_MISMATCH",
   OCA03: "VALIDATION_FAILED",
+  OCN00: "VALIDATION_FAILED",
   OCI09: "IDEMPOTENCY_KEY_IN_USE",
+  OCT01: "INVALID_TRANSITION",
   OCI22: "IDEMPOTENCY_KEY_REUSED",
   OCR29: "RATE_LIMITED",
 };
@@ -20,10 +23,13 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   STORE_NOT_FOUND: "No active store with this storeId",
   PRODUCT_NOT_FOUND: "A product is unknown, inactive or of another store",
   VARIANT_NOT_FOUND: "A variant is unknown, inactive or of another product",
+  ORDER_NOT_FOUND: "No order with this orderId, or with this orderNumber in this store",
   VARIANT_REQUIRED: "A product is sold in variants: choose one with variantId",
   PRICE_MISMATCH: "An item's price differs from the current catalogue price",
   VALIDATION_FAILED: "The request body is invalid",
   IDEMPOTENCY_KEY_IN_USE: "A request with this Idempotency-Key is still being processed; retry later",
+  INVALID_TRANSITION:
+    "The order's lifecycle does not allow this move; details.allowed lists the moves it does",
   IDEMPOTENCY_KEY_REUSED: "This Idempotency-Key was used with a different request body",
   RATE_LIMITED: "Too many orders; retry later",
 };
@@ -44,9 +50,37 @@ function _parseDetails(details: string | null | undefined): unknown {
   }
 }
 
+function _isFieldIssues(value: unknown): value is FieldIssue[] {
+  return Array.isArray(value) &&
+    value.every((issue) => typeof issue?.path === "string" && typeof issue?.message === "string");
+}
+
+/** The details an answer carries for `sqlstate`, from the database's detail JSON; undefined for none. */
+function _details(sqlstate: string, code: ErrorCode, details: unknown): unknown {
+  switch (sqlstate) {
+    case "OCA03":
+      // the catalogue's total of this order does not fit numeric(12,2), decided after the catalogue
+      return [{ path: "items", message: "the order's final amount must be at most 9999999999.99" }];
+    case "OCN00":
+      return _isFieldIssues(details) ? details : undefined;
+    case "OCT01": {
+      // { from, to, allowed } from the move functions and the lifecycle trigger alike
+      const move = details as { from?: unknown; to?: unknown; allowed?: unknown } | undefined;
+      return Array.isArray(move?.allowed)
+        ? { from: move.from, to: move.to, allowed: move.allowed }
+        : undefined;
+    }
+    default:
+      return code === "PRICE_MISMATCH" || code === "VARIANT_REQUIRED" || code.endsWith("NOT_FOUND")
+        ? details
+        : undefined;
+  }
+}
+
 /** Maps a database error to our error: a contract failure by its SQLSTATE, anything else INTERNAL_ERROR. */
 export function mapDatabaseError(error: DatabaseErrorLike): OrderError {
-  const code = error.code ? SQLSTATE_ERROR_CODES[error.code] : undefined;
+  const sqlstate = error.code ?? "";
+  const code = SQLSTATE_ERROR_CODES[sqlstate];
   if (!code) {
     return internalError(
       Object.assign(new Error(`database error ${error.code ?? "?"}: ${error.message ?? ""}`), {
@@ -62,15 +96,5 @@ export function mapDatabaseError(error: DatabaseErrorLike): OrderError {
     );
     return new OrderError(code, MESSAGES[code]!, { headers: { "Retry-After": String(retryAfter) } });
   }
-  if (code === "VALIDATION_FAILED") {
-    // OCA03: the catalogue's total of this order does not fit numeric(12,2), decided after the catalogue
-    return new OrderError(code, MESSAGES[code]!, {
-      details: [{ path: "items", message: "the order's final amount must be at most 9999999999.99" }],
-    });
-  }
-  return new OrderError(code, MESSAGES[code]!, {
-    details: code === "PRICE_MISMATCH" || code === "VARIANT_REQUIRED" || code.endsWith("NOT_FOUND")
-      ? details
-      : undefined,
-  });
+  return new OrderError(code, MESSAGES[code]!, { details: _details(sqlstate, code, details) });
 }

@@ -51,3 +51,23 @@ function _characterProblem(raw: string): string | null {
   }
   return null;
 }
+
+/**
+ * The rule for a link field: an absolute http(s) URL with a host, kept as the parsed URL's serialisation
+ * (no raw CR, LF or space survives), at most `maxLength` characters counted there.
+ */
+export function checkHttpUrl(raw: string, maxLength: number): FreeTextResult {
+  let url: URL | undefined;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    // reported below
+  }
+  if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || url.hostname.length === 0) {
+    return { ok: false, problem: "must be an absolute http or https URL" };
+  }
+  // https://bank.example@evil.example/ reads as the bank's link and leads elsewhere
+  if (url.username || url.password) return { ok: false, problem: "must not carry a user name or password" };
+  if (url.href.length > maxLength) return { ok: false, problem: `must be at most ${maxLength} characters` };
+  return { ok: true, text: url.href };
+}

@@ -1,0 +1,183 @@
+/**
+ * The buyer's e-mails about a move of their order: paid, shipped, delivered, cancelled. Pure, rendered
+ * from the outbox row alone, with the order e-mails' rules: every value escaped where it enters the
+ * markup, a single-line subject, HTML and plain text, and text the store typed (a note, a reason, the
+ * carrier and tracking number) set apart from ours: in the HTML under a grey bar with a caption, in the
+ * plain text on indented lines that start "| ". Each sentence says only what the order's status proves.
+ */
+import { button, buyerBlock, h1, h2, muted, page, paragraph } from "./email_html.ts";
+import { itemsTable, itemsText } from "./email_items.ts";
+import { escapeHtml as esc, fillTrackingUrl, safeHttpUrl, singleLineSubject } from "./email_safety.ts";
+import type { EmailMessage, RenderOptions } from "./email_templates.ts";
+import { emailDate, quotedLines, sentence } from "./email_text.ts";
+import { formatMoney } from "./money_format.ts";
+import type { StatusEmailData, StatusOutboxEmail } from "./order_email.ts";
+import { describePayment } from "./payment_wording.ts";
+
+/** A section of the e-mail in both parts: HTML blocks and plain-text lines. */
+interface _Section {
+  html: string[];
+  text: string[];
+}
+
+interface _Content {
+  subject: string;
+  title: string;
+  sections: _Section[];
+}
+
+/** Renders the buyer's e-mail about the status an order moved to. */
+export function renderStatusEmail(email: StatusOutboxEmail, options: RenderOptions): EmailMessage {
+  const order = email.payload;
+  const content = _CONTENT[order.status](order);
+  const tracking = fillTrackingUrl(options.trackingUrlTemplate, order);
+  const footer = sentence(`Questions about your order? Reply to this e-mail to reach ${order.store.name}`);
+  const sections: _Section[] = [
+    ...content.sections,
+    tracking
+      ? { html: [button(tracking, "Track your order")], text: ["", `Track your order: ${tracking}`] }
+      : { html: [], text: [] },
+    { html: [muted(esc(footer))], text: ["", footer] },
+  ];
+  return {
+    from: options.from,
+    to: email.to,
+    ...(email.replyTo ? { replyTo: email.replyTo } : {}),
+    subject: singleLineSubject(content.subject),
+    html: page(content.title, sections.flatMap((section) => section.html).join("\n")),
+    text: sections.flatMap((section) => section.text).join("\n") + "\n",
+  };
+}
+
+const _CONTENT: Record<StatusEmailData["status"], (order: StatusEmailData) => _Content> = {
+  paid: (order) => ({
+    subject: `Payment received for your order ${order.orderNumber} at ${order.store.name}`,
+    title: "Payment received",
+    sections: [
+      _opening("Payment received", [
+        `${order.store.name} has received the payment for order ${order.orderNumber}, placed ${
+          _date(order.createdAt, order)
+        }: ${formatMoney(order.finalMinor, order.currency)}.`,
+      ]),
+      _plainSection("Payment", describePayment({ ...order, status: "paid" }, "buyer")),
+      _itemsSection(order),
+      _plainSection("Next", [
+        `You will get another e-mail when ${order.store.name} marks your order as shipped.`,
+      ]),
+    ],
+  }),
+  shipped: (order) => ({
+    subject: `Your order ${order.orderNumber} at ${order.store.name} has shipped`,
+    title: "Shipped",
+    sections: [
+      _opening("Your order is on its way", [
+        `${order.store.name} has marked order ${order.orderNumber} as shipped.`,
+      ]),
+      _shipmentSection(order),
+      _itemsSection(order),
+    ],
+  }),
+  delivered: (order) => ({
+    subject: `Your order ${order.orderNumber} at ${order.store.name} was delivered`,
+    title: "Delivered",
+    sections: [
+      _opening("Delivered", [
+        `${order.store.name} has marked order ${order.orderNumber} as delivered.`,
+        sentence(`If the parcel has not reached you, reply to this e-mail to tell ${order.store.name}`),
+      ]),
+      _storeNote("The store's note", order.note),
+    ],
+  }),
+  cancelled: (order) => ({
+    subject: `Your order ${order.orderNumber} at ${order.store.name} was cancelled`,
+    title: "Order cancelled",
+    sections: [
+      _opening("Order cancelled", [
+        `Order ${order.orderNumber} at ${order.store.name}, placed ${
+          _date(order.createdAt, order)
+        }, has been cancelled.`,
+      ]),
+      _storeNote("Reason given by the store", order.note),
+      _plainSection("Payment", _cancelledPayment(order)),
+      _itemsSection(order),
+    ],
+  }),
+};
+
+/** The heading and opening sentences (ours, with the store's name and the order number in them). */
+function _opening(title: string, lines: string[]): _Section {
+  return {
+    html: [h1(title), ...lines.map((line) => paragraph(esc(line)))],
+    text: [`${title}.`, ...lines],
+  };
+}
+
+/** A section of our own sentences. */
+function _plainSection(title: string, lines: string[]): _Section {
+  return {
+    html: [h2(title), paragraph(lines.map(esc).join("<br>"))],
+    text: ["", title.toUpperCase(), ...lines],
+  };
+}
+
+function _itemsSection(order: StatusEmailData): _Section {
+  return { html: [h2("Items"), itemsTable(order)], text: ["", "ITEMS", ...itemsText(order)] };
+}
+
+/** Text the store typed, set apart under a caption that says whose words they are; nothing when absent. */
+function _storeNote(caption: string, note: string | null): _Section {
+  if (!note) return { html: [], text: [] };
+  return {
+    html: [buyerBlock(caption, [["", note]])],
+    text: ["", `${caption.toUpperCase()}:`, ...quotedLines([note])],
+  };
+}
+
+/** The carrier and tracking number as the store entered them, and the carrier's link when it is http(s). */
+function _shipmentSection(order: StatusEmailData): _Section {
+  const rows: [string, string][] = [
+    ...(order.carrier ? [["Carrier", order.carrier] as [string, string]] : []),
+    ...(order.trackingNumber ? [["Tracking number", order.trackingNumber] as [string, string]] : []),
+  ];
+  const link = safeHttpUrl(order.trackingUrl);
+  const note = _storeNote("The store's note", order.note);
+  if (rows.length === 0 && !link) {
+    return {
+      html: [h2("Shipment"), paragraph("The store has not given tracking details."), ...note.html],
+      text: ["", "SHIPMENT", "The store has not given tracking details.", ...note.text],
+    };
+  }
+  return {
+    html: [
+      h2("Shipment"),
+      ...(rows.length > 0 ? [buyerBlock("As the store entered it", rows)] : []),
+      ...(link ? [button(link, "Track the parcel")] : []),
+      ...note.html,
+    ],
+    text: [
+      "",
+      "SHIPMENT (as the store entered it)",
+      ...quotedLines(rows.map(([label, value]) => `${label}: ${value}`)),
+      ...(link ? [`Track the parcel: ${link}`] : []),
+      ...note.text,
+    ],
+  };
+}
+
+/** What a cancellation means for the payment, from the status the order left: paid and processing were paid. */
+function _cancelledPayment(order: StatusEmailData): string[] {
+  const total = formatMoney(order.finalMinor, order.currency);
+  return order.previousStatus === "paid" || order.previousStatus === "processing"
+    ? [
+      `This order had been paid (${total}).`,
+      `Reply to this e-mail to ask ${order.store.name} about your refund.`,
+    ]
+    : [
+      "No payment had been recorded for this order.",
+      sentence(`If you did pay, reply to this e-mail to tell ${order.store.name}`),
+    ];
+}
+
+function _date(iso: string, order: StatusEmailData): string {
+  return emailDate(iso, order.currency);
+}

@@ -1,0 +1,54 @@
+/**
+ * The provider-neutral payment confirmation: what a gateway's adapter hands to `confirm_payment`, what
+ * the database decided, and the port that records it. Every event is recorded once per (provider, event
+ * id); only a correct payment of a payment_pending order marks it paid.
+ */
+import type { OutboxEmail } from "../email/order_email.ts";
+import type { OrderStatus } from "../orders/order_status.ts";
+
+/** What `confirm_payment` can decide about an event (see the payments migration for each one's meaning). */
+export const PAYMENT_OUTCOMES = [
+  "paid",
+  "already_paid",
+  "duplicate_payment",
+  "order_cancelled",
+  "amount_mismatch",
+  "currency_mismatch",
+  "not_payable",
+  "order_not_found",
+] as const;
+
+/** One outcome of {@linkcode PAYMENT_OUTCOMES}. */
+export type PaymentOutcome = typeof PAYMENT_OUTCOMES[number];
+
+/** A gateway's report that it received a payment. Amounts in minor units (paise for INR). */
+export interface PaymentConfirmation {
+  /** The adapter's name, e.g. `razorpay`. */
+  provider: string;
+  /** The provider's id of this event: a second delivery of it changes nothing. */
+  eventId: string;
+  providerPaymentId: string;
+  /** Our order's id as the payment carried it; null when it carried none. */
+  orderId: string | null;
+  amountMinor: number;
+  currency: string;
+}
+
+/** What was decided; a replay answers what the first delivery of the event decided. */
+export interface ConfirmationResult {
+  replayed: boolean;
+  outcome: PaymentOutcome;
+  orderId: string | null;
+  orderNumber: string | null;
+  orderStatus: OrderStatus | null;
+  /** The money must go back to the buyer: the order was cancelled, or already paid by another payment. */
+  refundDue: boolean;
+  /** The buyer's `paid` e-mail, claimed for sending, when this event marked the order paid. */
+  emails: OutboxEmail[];
+}
+
+/** Records payment events; throws OrderError (INTERNAL_ERROR for outages). */
+export interface PaymentLedger {
+  /** Past `deadline` the ledger gives up, and nothing of the event is stored. */
+  confirmPayment(confirmation: PaymentConfirmation, options: { deadline: Date }): Promise<ConfirmationResult>;
+}

@@ -1,0 +1,118 @@
+/**
+ * The Razorpay adapter of the payment webhook, after Razorpay's documented webhook format: the request is
+ * authentic when `X-Razorpay-Signature` is the hex HMAC-SHA256 of the raw body keyed with the webhook
+ * secret (checked before anything is parsed); `x-razorpay-event-id` names the event, the same on every
+ * retry; `payment.captured` and `order.paid` confirm a payment, whose entity (`payload.payment.entity`)
+ * carries the amount in paise, the currency and the `notes` the storefront gave Razorpay Checkout, where
+ * `notes.orderId` is our order's id (for `order.paid`, the Razorpay order's notes are read when the
+ * payment's lack it). Every other event is acknowledged and ignored.
+ */
+import { z } from "zod";
+import { OrderError } from "../errors.ts";
+import type { PaymentConfirmation } from "./payment_confirmation.ts";
+import { verifyHexHmacSha256 } from "./webhook_signature.ts";
+
+/** The header carrying the body's signature. */
+export const RAZORPAY_SIGNATURE_HEADER = "x-razorpay-signature";
+
+/** The header carrying the event's id, unique per event and repeated on each retry of it. */
+export const RAZORPAY_EVENT_ID_HEADER = "x-razorpay-event-id";
+
+/** The events that confirm a payment. */
+export const RAZORPAY_PAYMENT_EVENTS = ["payment.captured", "order.paid"] as const;
+
+/** The provider name payments from this adapter are recorded under. */
+export const RAZORPAY_PROVIDER = "razorpay";
+
+/** What a Razorpay event means here: a payment to confirm, or nothing to do (and why). */
+export type RazorpayEvent =
+  | { event: string; confirmation: PaymentConfirmation }
+  | { event: string; ignored: string };
+
+/**
+ * Throws UNAUTHORIZED (401) unless the request carries a signature that matches its raw body; called
+ * before the body is parsed, so an unsigned or forged request is neither parsed nor stored.
+ */
+export async function requireRazorpaySignature(
+  headers: Headers,
+  body: Uint8Array,
+  secret: string,
+): Promise<void> {
+  const signature = headers.get(RAZORPAY_SIGNATURE_HEADER);
+  if (signature === null || !(await verifyHexHmacSha256(body, signature, secret))) {
+    throw new OrderError("UNAUTHORIZED", `The ${RAZORPAY_SIGNATURE_HEADER} header does not sign this body`);
+  }
+}
+
+// notes: Razorpay sends an object of strings, or [] when there are none
+const _Notes = z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).nullish();
+
+const _PaymentEntity = z.object({
+  id: z.string().min(1).max(255),
+  amount: z.int().min(0),
+  currency: z.string().regex(/^[A-Za-z]{3}$/),
+  status: z.string(),
+  notes: _Notes,
+});
+
+const _Event = z.object({
+  event: z.string(),
+  payload: z.object({
+    payment: z.object({ entity: _PaymentEntity }).optional(),
+    order: z.object({ entity: z.object({ notes: _Notes }) }).optional(),
+  }).optional(),
+});
+
+function _orderIdIn(notes: z.infer<typeof _Notes>): string | null {
+  if (!notes || Array.isArray(notes)) return null;
+  const orderId = notes.orderId;
+  return typeof orderId === "string" && orderId.length > 0 ? orderId.slice(0, 255) : null;
+}
+
+/** The event id from its header, or VALIDATION_FAILED: without it a retry could not be recognised. */
+export function razorpayEventId(headers: Headers): string {
+  const eventId = headers.get(RAZORPAY_EVENT_ID_HEADER)?.trim();
+  if (!eventId || eventId.length > 255 || !/^[\x21-\x7e]+$/.test(eventId)) {
+    throw new OrderError("VALIDATION_FAILED", "The request is invalid", {
+      details: [{ path: RAZORPAY_EVENT_ID_HEADER, message: "the event id header is required" }],
+    });
+  }
+  return eventId;
+}
+
+/**
+ * Reads a verified event's JSON: a payment to confirm for `payment.captured` and `order.paid`, else an
+ * ignored event. A payment event without the documented payment entity is VALIDATION_FAILED.
+ */
+export function readRazorpayEvent(body: unknown, eventId: string): RazorpayEvent {
+  const parsed = _Event.safeParse(body);
+  if (!parsed.success) {
+    throw new OrderError("VALIDATION_FAILED", "The webhook body is not a Razorpay event", {
+      details: [{ path: "event", message: "a Razorpay event has an event name and a payload" }],
+    });
+  }
+  const { event, payload } = parsed.data;
+  if (!(RAZORPAY_PAYMENT_EVENTS as readonly string[]).includes(event)) {
+    return { event, ignored: `${event} does not confirm a payment` };
+  }
+  const payment = payload?.payment?.entity;
+  if (!payment) {
+    throw new OrderError("VALIDATION_FAILED", "The webhook body is not a Razorpay event", {
+      details: [{ path: "payload.payment.entity", message: `${event} carries a payment entity` }],
+    });
+  }
+  if (payment.status !== "captured") {
+    return { event, ignored: `the payment's status is ${payment.status.slice(0, 40)}, not captured` };
+  }
+  return {
+    event,
+    confirmation: {
+      provider: RAZORPAY_PROVIDER,
+      eventId,
+      providerPaymentId: payment.id,
+      orderId: _orderIdIn(payment.notes) ?? _orderIdIn(payload?.order?.entity.notes),
+      amountMinor: payment.amount,
+      currency: payment.currency.toUpperCase(),
+    },
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * POST /payment-webhook: the payment gateway's confirmation (Razorpay's webhook), as steps: check the
+ * signature over the raw body, then parse the event, confirm the payment (one SQL call: the payment row,
+ * the move to paid, the buyer's e-mail), answer, and send the e-mail after the answer. The frame admits
+ * every caller (`access: "none"`): the signature is this function's authentication, checked before
+ * anything is parsed or stored.
+ */
+import type { Config } from "../_shared/config.ts";
+import type { OutboxEmail } from "../_shared/email/order_email.ts";
+import { internalError } from "../_shared/errors.ts";
+import { describeError, type Logger } from "../_shared/http/log.ts";
+import { decodeBodyText, parseJson } from "../_shared/http/request_body.ts";
+import { type JsonReply, type RequestContext, serveFunction } from "../_shared/http/serve_function.ts";
+import type { PaymentLedger } from "../_shared/payments/payment_confirmation.ts";
+import {
+  razorpayEventId,
+  readRazorpayEvent,
+  requireRazorpaySignature,
+} from "../_shared/payments/razorpay_webhook.ts";
+
+/** What the handler is built from; tests hand in their own clock, ledger and e-mail sender. */
+export interface PaymentWebhookDependencies {
+  config: Pick<Config, "apiKeys" | "allowedOrigins" | "databaseTimeoutMs" | "razorpayWebhookSecret">;
+  clock: () => Date;
+  payments: PaymentLedger;
+  /** Sends the claimed `paid` e-mail; runs after the response, inside `waitUntil`. */
+  sendEmails: (emails: OutboxEmail[]) => Promise<void>;
+  /** Keeps background work alive after the response (EdgeRuntime.waitUntil on Supabase). */
+  waitUntil: (work: Promise<unknown>) => void;
+  log: Logger;
+  newRequestId?: () => string;
+}
+
+/** Builds the payment-webhook handler: a plain `(Request, ConnectionInfo?) => Promise<Response>`. */
+export function paymentWebhookHandler(deps: PaymentWebhookDependencies) {
+  return serveFunction({
+    name: "payment_webhook",
+    methods: ["POST"],
+    access: "none",
+    config: deps.config,
+    log: deps.log,
+    newRequestId: deps.newRequestId,
+    handle: (context) => _receive(context, deps),
+  });
+}
+
+async function _receive(context: RequestContext, deps: PaymentWebhookDependencies): Promise<JsonReply> {
+  const secret = deps.config.razorpayWebhookSecret;
+  // a 500, not a 401: the gateway retries for a day, so no payment is lost while the secret is missing
+  if (!secret) throw internalError(new Error("RAZORPAY_WEBHOOK_SECRET is not set: no event can be verified"));
+  const { headers } = context.request;
+  const body = await context.readBodyBytes();
+  await requireRazorpaySignature(headers, body, secret);
+
+  const eventId = razorpayEventId(headers);
+  const event = readRazorpayEvent(parseJson(decodeBodyText(body)), eventId);
+  context.annotate({ provider: "razorpay", webhookEvent: event.event, eventId });
+  if ("ignored" in event) return { status: 200, body: { received: true, ignored: event.ignored } };
+
+  const deadline = new Date(deps.clock().getTime() + deps.config.databaseTimeoutMs);
+  const result = await deps.payments.confirmPayment(event.confirmation, { deadline });
+  const { outcome, orderId, orderStatus, refundDue, replayed } = result;
+  context.annotate({ outcome, orderId, refundDue, replayed });
+  if (!replayed && outcome !== "paid" && outcome !== "already_paid") {
+    // money that did not pay an order as it should: a person must look (refund, or ask for the rest)
+    deps.log({
+      event: "payment.needs_review",
+      requestId: context.requestId,
+      provider: "razorpay",
+      eventId,
+      outcome,
+      orderId,
+      refundDue,
+    });
+  }
+  if (result.emails.length > 0) {
+    deps.waitUntil(
+      deps.sendEmails(result.emails).catch((error) =>
+        deps.log({
+          event: "status_email_failed",
+          requestId: context.requestId,
+          orderId,
+          ...describeError(error),
+        })
+      ),
+    );
+  }
+  return { status: 200, body: { received: true, outcome, orderId, orderStatus, refundDue, replayed } };
+}

@@ -1,0 +1,149 @@
+/**
+ * confirm_payment and the payments ledger in SQL, called as the service role would through /rest/v1/rpc:
+ * one decision per event, one paid payment per order under concurrency, and a ledger no API role rewrites.
+ */
+import assert from "node:assert/strict";
+import type { SqlDatabase } from "../local/sql_database.ts";
+import { createTestStore } from "./support/catalogue.ts";
+import { callCreateOrder, createOrderPayload } from "./support/create_order_payload.ts";
+import { testDatabases } from "./support/databases.ts";
+import { raceBehindRowLock } from "./support/row_lock_race.ts";
+import { historyRows, orderStatus, statusEmailRows } from "./support/status_moves.ts";
+
+/** 2 x 349.00 by card: 715.45. */
+const FINAL_PAISE = 71_545;
+
+async function newOrderId(db: SqlDatabase): Promise<string> {
+  const { response } = await callCreateOrder(db, createOrderPayload(await createTestStore(db)));
+  return response.orderId;
+}
+
+interface Confirmed {
+  replayed: boolean;
+  outcome: string;
+  orderId: string | null;
+  refundDue: boolean;
+  emails: { kind: string }[];
+}
+
+/** confirm_payment as the payment-webhook function calls it. */
+async function confirm(
+  db: SqlDatabase,
+  orderId: string,
+  options: { amount?: number; currency?: string; paymentId?: string; eventId?: string } = {},
+): Promise<Confirmed> {
+  const [row] = await db.asRole("service_role", (s) =>
+    s.query<{ result: Confirmed }>(
+      "select public.confirm_payment($1, $2, $3, 'razorpay', $4, $5) as result",
+      [
+        orderId,
+        options.amount ?? FINAL_PAISE,
+        options.currency ?? "INR",
+        options.paymentId ?? "pay_sql_1",
+        options.eventId ?? `evt_${crypto.randomUUID()}`,
+      ],
+    ));
+  return row.result;
+}
+
+async function sqlstate(db: SqlDatabase, sql: string, params: unknown[] = []): Promise<string | null> {
+  try {
+    await db.asRole("service_role", (s) => s.query(sql, params));
+    return null;
+  } catch (error) {
+    return (error as { code?: string }).code ?? "?";
+  }
+}
+
+for (const { name, db } of await testDatabases()) {
+  const test = (title: string, fn: (t: Deno.TestContext) => Promise<void>) =>
+    Deno.test({ name: `[${name}] ${title}`, sanitizeOps: false, sanitizeResources: false, fn });
+
+  test("confirm_payment() decides an event once: a replay answers the first outcome and writes nothing", async () => {
+    const orderId = await newOrderId(db);
+    const first = await confirm(db, orderId, { eventId: "evt_once", amount: 1 });
+    assert.deepEqual([first.outcome, first.replayed], ["amount_mismatch", false]);
+    // the same event again, even with the right amount now (a forger's replay): the first answer stands
+    const replay = await confirm(db, orderId, { eventId: "evt_once" });
+    assert.deepEqual([replay.outcome, replay.replayed, replay.emails], ["amount_mismatch", true, []]);
+    const [{ count }] = await db.query<{ count: number }>(
+      "select count(*)::int as count from public.payments where provider = 'razorpay' and provider_event_id = 'evt_once'",
+    );
+    assert.equal(count, 1);
+    assert.equal(await orderStatus(db, orderId), "payment_pending");
+  });
+
+  test("confirm_payment() marks a payment_pending order paid as the payment gateway and claims the paid e-mail", async () => {
+    const orderId = await newOrderId(db);
+    const paid = await confirm(db, orderId, { currency: "inr" });
+    assert.deepEqual([paid.outcome, paid.refundDue, paid.emails.map((e) => e.kind)], ["paid", false, [
+      "status_paid",
+    ]]);
+    assert.deepEqual((await historyRows(db, orderId)).at(-1)?.actor, "payment_gateway");
+    assert.deepEqual(await statusEmailRows(db, orderId), [
+      { kind: "status_paid", to_email: "asha@example.com", status: "sending" },
+    ]);
+  });
+
+  test("confirm_payment() refuses what a direct caller gets wrong with OCN00, writing nothing", async (t) => {
+    const orderId = await newOrderId(db);
+    const cases: [string, unknown[]][] = [
+      ["a provider that is no name", [orderId, FINAL_PAISE, "INR", "Razor Pay", "pay_1", "evt_1"]],
+      ["no event id", [orderId, FINAL_PAISE, "INR", "razorpay", "pay_1", ""]],
+      ["a line break in the payment id", [orderId, FINAL_PAISE, "INR", "razorpay", "pay\n1", "evt_1"]],
+      ["a negative amount", [orderId, -1, "INR", "razorpay", "pay_1", "evt_1"]],
+      ["a currency that is no code", [orderId, FINAL_PAISE, "rupees", "razorpay", "pay_1", "evt_1"]],
+    ];
+    for (const [label, params] of cases) {
+      await t.step(label, async () => {
+        assert.equal(
+          await sqlstate(db, "select public.confirm_payment($1, $2, $3, $4, $5, $6)", params),
+          "OCN00",
+        );
+      });
+    }
+    assert.equal(
+      (await db.query("select 1 from public.payments where order_id = $1", [orderId])).length,
+      0,
+    );
+  });
+
+  test("payments keep one paid payment per order, and no API role updates, deletes or truncates one", async () => {
+    const orderId = await newOrderId(db);
+    await confirm(db, orderId);
+    assert.equal(
+      await sqlstate(
+        db,
+        `insert into public.payments (provider, provider_event_id, provider_payment_id, order_id, amount, currency, outcome)
+         values ('razorpay', 'evt_forged', 'pay_forged', $1, 715.45, 'INR', 'paid')`,
+        [orderId],
+      ),
+      "23505",
+    );
+    for (
+      const sql of [
+        "update public.payments set amount = 0",
+        "delete from public.payments",
+        "truncate public.payments",
+      ]
+    ) {
+      assert.equal(await sqlstate(db, sql), "42501", sql);
+    }
+  });
+
+  test("confirm_payment() pays an order once when ten events of one payment arrive together", async () => {
+    const orderId = await newOrderId(db);
+    const race = () =>
+      Promise.all(
+        Array.from(
+          { length: 10 },
+          (_, i) => confirm(db, orderId, { eventId: `evt_together_${orderId}_${i}` }),
+        ),
+      );
+    // on PostgreSQL all ten have started and wait for the order row when it is released
+    const results = db.kind === "postgres" ? await raceBehindRowLock(db, orderId, 10, race) : await race();
+    assert.deepEqual(results.map((r) => r.outcome).sort(), [...Array(9).fill("already_paid"), "paid"]);
+    assert.equal(results.flatMap((r) => r.emails).length, 1);
+    assert.equal((await historyRows(db, orderId)).length, 2);
+  });
+}

@@ -1,0 +1,78 @@
+/**
+ * The buyer's status e-mails have the order e-mails' guarantees: written in the move's transaction, sent
+ * after the answer, and when that send fails, sent once by the outbox drain under the same Resend
+ * idempotency key, `order/<orderId>/status/<status>`. Through the real Resend SDK against the fake Resend.
+ */
+import assert from "node:assert/strict";
+import { createTestStore } from "./support/catalogue.ts";
+import { testDatabases } from "./support/databases.ts";
+import { startFakeResend } from "./support/fake_resend.ts";
+import { startTestStack } from "./support/local_stack.ts";
+import { gatewayOrderBody } from "./support/order_request.ts";
+import { paymentCapturedEvent, postRazorpayEvent } from "./support/razorpay_events.ts";
+import { fakeSleep } from "./support/recording_outbox.ts";
+import { postStatusMove, statusEmailRows } from "./support/status_moves.ts";
+
+for (const { name, db } of await testDatabases()) {
+  Deno.test({
+    name:
+      `[${name}] POST outbox-drain sends a status e-mail the request path failed to send, once, under its status key`,
+    sanitizeOps: false,
+    sanitizeResources: false,
+    async fn() {
+      const store = await createTestStore(db);
+      const fake = startFakeResend();
+      const stack = await startTestStack({
+        db,
+        mailer: undefined, // Resend through its SDK, against the fake
+        sleep: fakeSleep().sleep,
+        env: { RESEND_API_KEY: "re_test", RESEND_BASE_URL: fake.url, RATE_LIMIT_PER_IP: "0" },
+      });
+      try {
+        const order = await (await stack.post(gatewayOrderBody(store, "card"))).json();
+        await stack.settled();
+        fake.script({ status: 422 }); // the paid e-mail's send after the webhook's answer fails for good
+        const paid = await postRazorpayEvent(
+          stack,
+          paymentCapturedEvent({ orderId: order.orderId, amount: 71_545 }),
+        );
+        assert.equal((await paid.json()).outcome, "paid");
+        await stack.settled();
+        assert.deepEqual(await statusEmailRows(db, order.orderId), [
+          { kind: "status_paid", to_email: "asha@example.com", status: "failed" },
+        ]);
+
+        const drain = () =>
+          fetch(`${stack.url}/functions/v1/outbox-drain`, {
+            method: "POST",
+            headers: { Authorization: `Bearer ${stack.serviceKey}`, "Content-Type": "application/json" },
+            body: JSON.stringify({ minAgeSeconds: 0, staleAfterSeconds: 3600 }),
+          }).then((res) => res.json());
+        assert.deepEqual((await drain()).emails, { claimed: 1, sent: 1, failed: 0, dead: 0, ignored: 0 });
+        assert.deepEqual((await drain()).emails, { claimed: 0, sent: 0, failed: 0, dead: 0, ignored: 0 });
+        assert.deepEqual(await statusEmailRows(db, order.orderId), [
+          { kind: "status_paid", to_email: "asha@example.com", status: "sent" },
+        ]);
+        const key = `order/${order.orderId}/status/paid`;
+        assert.deepEqual(
+          fake.requests.filter((r) => r.idempotencyKey === key).length,
+          2,
+          "the failed send and the drain's",
+        );
+        assert.equal(fake.delivered.filter((d) => d.subject.startsWith("Payment received")).length, 1);
+
+        // a later move's e-mail goes out on the request path as usual
+        await postStatusMove(stack, { orderId: order.orderId, status: "processing" });
+        await postStatusMove(stack, { orderId: order.orderId, status: "shipped", trackingNumber: "DL1" });
+        await stack.settled();
+        assert.deepEqual((await statusEmailRows(db, order.orderId)).map((r) => [r.kind, r.status]), [
+          ["status_paid", "sent"],
+          ["status_shipped", "sent"],
+        ]);
+      } finally {
+        await stack.close();
+        await fake.close();
+      }
+    },
+  });
+}

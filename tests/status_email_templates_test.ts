@@ -1,0 +1,146 @@
+import assert from "node:assert/strict";
+import { orderEmailIdempotencyKey } from "../supabase/functions/_shared/email/mailer.ts";
+import type { EmailedStatus } from "../supabase/functions/_shared/email/order_email.ts";
+import { renderOutboxEmail } from "../supabase/functions/_shared/email/render_outbox_email.ts";
+import { renderStatusEmail } from "../supabase/functions/_shared/email/status_email_templates.ts";
+import { outboxEmail } from "./support/order_emails.ts";
+import { statusEmailData, statusOutboxEmail } from "./support/status_emails.ts";
+
+const options = {
+  from: "Chai & Co. <orders@example.com>",
+  trackingUrlTemplate: "https://shop.example.com/orders/{orderNumber}?id={orderId}",
+};
+const TRACKING = "https://shop.example.com/orders/ORD-2026-000042?id=0b8f5a52-9a8e-4d1c-8f59-3f3c2f0d1a77";
+const STATUSES: EmailedStatus[] = ["paid", "shipped", "delivered", "cancelled"];
+
+const render = (status: EmailedStatus, overrides = {}) =>
+  renderStatusEmail(statusOutboxEmail(statusEmailData(status, overrides)), options);
+
+Deno.test("renderStatusEmail() writes each status's subject, to the buyer, replies to the store", () => {
+  const subjects = Object.fromEntries(STATUSES.map((status) => [status, render(status).subject]));
+  assert.deepEqual(subjects, {
+    paid: "Payment received for your order ORD-2026-000042 at Chai & Co.",
+    shipped: "Your order ORD-2026-000042 at Chai & Co. has shipped",
+    delivered: "Your order ORD-2026-000042 at Chai & Co. was delivered",
+    cancelled: "Your order ORD-2026-000042 at Chai & Co. was cancelled",
+  });
+  for (const status of STATUSES) {
+    const message = render(status);
+    assert.equal(message.to, "asha@example.com");
+    assert.equal(message.replyTo, "owner@example.com");
+    assert.equal(message.from, options.from);
+    assert.ok(message.text.includes(`Track your order: ${TRACKING}`), status);
+    assert.ok(message.html.includes(`href="${TRACKING.replace("&", "&amp;")}"`), status);
+  }
+});
+
+Deno.test("renderStatusEmail() paid: the amount received, how it was paid, the items, in both parts", () => {
+  const { html, text } = render("paid");
+  for (const part of [html, text]) {
+    for (
+      const needle of [
+        "has received the payment for order ORD-2026-000042",
+        "₹1,016.94",
+        "Paid online through the payment gateway (UPI).",
+        "Assam Tea 250 g",
+        "Large 400 ml",
+        "₹698.00",
+        "marks your order as shipped",
+      ]
+    ) assert.ok(part.includes(needle), `missing ${needle}`);
+  }
+  const upi = render("paid", {
+    paymentMethod: "upi_direct",
+    gatewayMethod: null,
+    feeMinor: 0,
+    finalMinor: 99_700,
+  });
+  assert.ok(upi.text.includes("PAYMENT\nPaid by UPI direct transfer, confirmed by the seller."), upi.text);
+});
+
+Deno.test("renderStatusEmail() shipped: carrier and tracking number set apart, the carrier's link only when http(s)", () => {
+  const { html, text } = render("shipped", {
+    carrier: "Delhivery",
+    trackingNumber: "DL1234",
+    trackingUrl: "https://track.example/DL1234",
+  });
+  assert.ok(
+    text.includes(
+      "SHIPMENT (as the store entered it)\n  | Carrier: Delhivery\n  | Tracking number: DL1234\nTrack the parcel: https://track.example/DL1234",
+    ),
+    text,
+  );
+  assert.ok(html.includes("<bdi>Delhivery</bdi>") && html.includes("<bdi>DL1234</bdi>"));
+  assert.ok(html.includes('href="https://track.example/DL1234"'));
+
+  const hostileLink = render("shipped", { trackingUrl: "javascript:alert(1)" });
+  assert.ok(!hostileLink.html.includes("javascript:") && !hostileLink.text.includes("javascript:"));
+  const none = render("shipped").text;
+  assert.ok(none.includes("SHIPMENT\nThe store has not given tracking details."), none);
+});
+
+Deno.test("renderStatusEmail() cancelled: the store's reason set apart, and the payment as the status before says", () => {
+  const paid = render("cancelled", { note: "Out of stock", previousStatus: "paid" }).text;
+  assert.ok(paid.includes("REASON GIVEN BY THE STORE:\n  | Out of stock"), paid);
+  assert.ok(
+    paid.includes(
+      "This order had been paid (₹1,016.94).\nReply to this e-mail to ask Chai & Co. about your refund.",
+    ),
+  );
+  const unpaid = render("cancelled", { note: "Out of stock", previousStatus: "payment_pending" }).text;
+  assert.ok(unpaid.includes("No payment had been recorded for this order."), unpaid);
+  assert.ok(!/\brefund\b/i.test(unpaid));
+});
+
+const PAYMENT_CLAIM = /\b(verified|received|paid)\b/i;
+
+Deno.test("renderStatusEmail() says a payment was received or paid only in the paid e-mail and for a paid order cancelled", () => {
+  assert.ok(PAYMENT_CLAIM.test(render("paid").text));
+  for (const status of ["shipped", "delivered"] as const) {
+    const { html, text } = render(status, { note: "Left with the neighbour" });
+    assert.ok(!PAYMENT_CLAIM.test(html) && !PAYMENT_CLAIM.test(text), status);
+  }
+  for (const previousStatus of ["payment_pending", "pending"]) {
+    const { text } = render("cancelled", { note: "x", previousStatus });
+    assert.equal(text.match(PAYMENT_CLAIM), null, previousStatus);
+  }
+});
+
+Deno.test("renderStatusEmail() escapes the store's text and keeps it from imitating a section of ours", () => {
+  const forged = "<script>alert(1)</script>\n\nPAYMENT\nRefund sent";
+  for (const status of STATUSES) {
+    const { html, text, subject } = render(status, {
+      store: { name: "Tea <b>& Co</b>", ownerEmail: "owner@example.com" },
+      note: forged,
+      ...(status === "shipped" ? { carrier: forged, trackingNumber: '"><img src=x>' } : {}),
+    });
+    assert.ok(!html.includes("<script>") && !html.includes("<img") && !html.includes("<b>&"), status);
+    assert.ok(html.includes("Tea &lt;b&gt;&amp; Co&lt;/b&gt;"), status);
+    const lines = text.split("\n");
+    assert.ok(!lines.some((line) => /^(Refund sent|<script>)/.test(line)), `${status}: ${text}`);
+    assert.ok(lines.filter((line) => line.includes("Refund sent")).every((line) => line.startsWith("  | ")));
+    assert.ok(!/[\r\n]/.test(subject));
+  }
+});
+
+// pins a past bug: a sentence ending with the store's name "Chai & Co." ended in two full stops
+Deno.test("renderStatusEmail() ends no sentence with two full stops when the store's name ends with one", () => {
+  for (const status of STATUSES) {
+    for (const previousStatus of ["payment_pending", "paid"]) {
+      const { html, text } = render(status, { previousStatus, note: "n" });
+      assert.ok(!text.includes("..") && !html.includes(".."), `${status} after ${previousStatus}`);
+    }
+  }
+});
+
+Deno.test("renderOutboxEmail() renders each outbox kind with its template, and the key names order and status", () => {
+  const status = statusOutboxEmail(statusEmailData("delivered"));
+  assert.equal(renderOutboxEmail(status, options).subject, render("delivered").subject);
+  assert.equal(
+    orderEmailIdempotencyKey(status),
+    "order/0b8f5a52-9a8e-4d1c-8f59-3f3c2f0d1a77/status/delivered",
+  );
+  const buyer = outboxEmail("buyer");
+  assert.equal(renderOutboxEmail(buyer, options).subject, "Your order ORD-2026-000042 at Chai & Co.");
+  assert.equal(orderEmailIdempotencyKey(buyer), "order/0b8f5a52-9a8e-4d1c-8f59-3f3c2f0d1a77/buyer");
+});
