@@ -152,6 +152,7 @@ export type Database = {
           product_id: string
           product_name: string
           quantity: number
+          stock_source: string | null
           unit_price: number
           variant_id: string | null
           variant_name: string | null
@@ -165,6 +166,7 @@ export type Database = {
           product_id: string
           product_name: string
           quantity: number
+          stock_source?: string | null
           unit_price: number
           variant_id?: string | null
           variant_name?: string | null
@@ -178,6 +180,7 @@ export type Database = {
           product_id?: string
           product_name?: string
           quantity?: number
+          stock_source?: string | null
           unit_price?: number
           variant_id?: string | null
           variant_name?: string | null
@@ -264,6 +267,7 @@ export type Database = {
           buyer_email: string
           buyer_name: string
           buyer_phone: string
+          buyer_user_id: string | null
           checkout_fee: number
           client_ip: string | null
           created_at: string
@@ -287,6 +291,7 @@ export type Database = {
           buyer_email: string
           buyer_name: string
           buyer_phone: string
+          buyer_user_id?: string | null
           checkout_fee: number
           client_ip?: string | null
           created_at?: string
@@ -310,6 +315,7 @@ export type Database = {
           buyer_email?: string
           buyer_name?: string
           buyer_phone?: string
+          buyer_user_id?: string | null
           checkout_fee?: number
           client_ip?: string | null
           created_at?: string
@@ -347,6 +353,7 @@ export type Database = {
           name: string
           price: number | null
           product_id: string
+          stock_quantity: number | null
           updated_at: string
         }
         Insert: {
@@ -356,6 +363,7 @@ export type Database = {
           name: string
           price?: number | null
           product_id: string
+          stock_quantity?: number | null
           updated_at?: string
         }
         Update: {
@@ -365,6 +373,7 @@ export type Database = {
           name?: string
           price?: number | null
           product_id?: string
+          stock_quantity?: number | null
           updated_at?: string
         }
         Relationships: [
@@ -384,6 +393,7 @@ export type Database = {
           is_active: boolean
           name: string
           price: number
+          stock_quantity: number | null
           store_id: string
           updated_at: string
         }
@@ -393,6 +403,7 @@ export type Database = {
           is_active?: boolean
           name: string
           price: number
+          stock_quantity?: number | null
           store_id: string
           updated_at?: string
         }
@@ -402,6 +413,7 @@ export type Database = {
           is_active?: boolean
           name?: string
           price?: number
+          stock_quantity?: number | null
           store_id?: string
           updated_at?: string
         }
@@ -489,6 +501,7 @@ export type Database = {
         }
         Returns: boolean
       }
+      order_tracking: { Args: { p_order_id: string }; Returns: Json }
       order_year_of: { Args: { p_ordered_at: string }; Returns: number }
       outbox_drain_job_command: { Args: never; Returns: string }
       purge_expired_order_guards: {

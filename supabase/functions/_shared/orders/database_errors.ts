@@ -14,6 +14,7 @@ export const SQLSTATE_ERROR_CODES: Readonly<Record<string, ErrorCode>> = {
   OCI09: "IDEMPOTENCY_KEY_IN_USE",
   OCI22: "IDEMPOTENCY_KEY_REUSED",
   OCR29: "RATE_LIMITED",
+  OCQ09: "OUT_OF_STOCK",
 };
 
 const MESSAGES: Partial<Record<ErrorCode, string>> = {
@@ -26,6 +27,7 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   IDEMPOTENCY_KEY_IN_USE: "A request with this Idempotency-Key is still being processed; retry later",
   IDEMPOTENCY_KEY_REUSED: "This Idempotency-Key was used with a different request body",
   RATE_LIMITED: "Too many orders; retry later",
+  OUT_OF_STOCK: "Not enough stock is left for an item",
 };
 
 /** A database error as PostgREST reports it. */
@@ -69,7 +71,8 @@ export function mapDatabaseError(error: DatabaseErrorLike): OrderError {
     });
   }
   return new OrderError(code, MESSAGES[code]!, {
-    details: code === "PRICE_MISMATCH" || code === "VARIANT_REQUIRED" || code.endsWith("NOT_FOUND")
+    details: code === "PRICE_MISMATCH" || code === "VARIANT_REQUIRED" || code === "OUT_OF_STOCK" ||
+        code.endsWith("NOT_FOUND")
       ? details
       : undefined,
   });
