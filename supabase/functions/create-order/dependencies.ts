@@ -1,8 +1,10 @@
 /**
- * Wires the handler's parts from the environment: configuration, the supabase-js database port, and an
+ * Wires the handler's parts from the environment: configuration, the supabase-js database port, the user
+ * JWT verifier (supabase-js auth.getClaims against the project's key set), and an
  * e-mail sender that loads the mailer (and the Resend SDK) only when an order first needs it, so a cold
  * start pays for neither.
  */
+import { supabaseUserTokenVerifier } from "../_shared/auth/supabase_user_token_verifier.ts";
 import { parseConfig } from "../_shared/config.ts";
 import { createDatabaseClient } from "../_shared/database_client.ts";
 import { jsonLogger, type Logger } from "../_shared/http/log.ts";
@@ -23,6 +25,8 @@ export interface DependencyOverrides {
   waitUntil?: (work: Promise<unknown>) => void;
   /** The fetch supabase-js uses. */
   fetch?: typeof fetch;
+  /** How long verifying a user's JWT may take (default USER_TOKEN_TIMEOUT_MS). */
+  userTokenTimeoutMs?: number;
 }
 
 function _defaultWaitUntil(work: Promise<unknown>): void {
@@ -62,7 +66,11 @@ export function loadDependencies(
     await send(emails, {
       mailer: await loadMailer(),
       outbox: await loadOutbox(),
-      render: { from: config.emailFrom, trackingUrlTemplate: config.trackingUrlTemplate },
+      render: {
+        from: config.emailFrom,
+        trackingUrlTemplate: config.trackingUrlTemplate,
+        trackingSecret: config.trackingSecret,
+      },
       sleep: (ms: number) => new Promise((resolve) => setTimeout(resolve, ms)),
       log,
     });
@@ -73,6 +81,10 @@ export function loadDependencies(
     config,
     clock,
     orders: supabaseOrderStore(client, clock),
+    verifyUserToken: supabaseUserTokenVerifier(config.supabaseUrl, config.serviceKey, {
+      fetch: overrides.fetch,
+      timeoutMs: overrides.userTokenTimeoutMs,
+    }),
     sendOrderEmails,
     waitUntil: overrides.waitUntil ?? _defaultWaitUntil,
     log,
