@@ -4,8 +4,8 @@
  * `limit=<n>`. The role comes as for every PostgREST request (`request_role.ts`): `anon` for a public key,
  * `service_role` for a secret one, `authenticated` with the user's claims for a user's access token. The
  * query runs under that role, so grants and row level security decide what it sees, as on Supabase.
- * Anything beyond the subset (embedded resources, other operators, `single()`) is refused with a 400 or
- * 406 that says so, rather than answered differently from PostgREST.
+ * Anything beyond the subset (embedded resources, other operators, counts, `single()`) is refused with a
+ * 400 or 406 that says so, rather than answered differently from PostgREST.
  */
 import type { LocalSigningKey } from "./auth_keys.ts";
 import type { KeyRoles } from "./gateway_keys.ts";
@@ -99,6 +99,9 @@ export function createReadRoute(db: SqlDatabase, keys: KeyRoles, signingKey: Loc
     const accept = request.headers.get("accept");
     if (accept && !/^(application\/json|\*\/\*)(;|$)/.test(accept)) {
       return pgrstError(406, "PGRST107", `Only JSON arrays are served locally: Accept ${accept}`);
+    }
+    if (/count=/.test(request.headers.get("prefer") ?? "")) {
+      return pgrstError(400, "PGRST100", "Counting rows (Prefer: count=…) is not served locally");
     }
     if (!IDENTIFIER.test(table)) {
       return pgrstError(404, "PGRST205", `Could not find the table 'public.${table}' in the schema cache`);

@@ -70,6 +70,9 @@ for (const { name, db } of await testDatabases()) {
         assert.deepEqual(items.data!.map((item) => item.order_id).sort(), [...orderIds[i]].sort());
         const history = await client.from("order_status_history").select("order_id,to_status");
         assert.deepEqual(history.data!.map((h) => h.order_id).sort(), [...orderIds[i]].sort());
+        // who changed a status is the seller's record, not the buyer's
+        const changedBy = await client.from("order_status_history").select("changed_by");
+        assert.equal(changedBy.error?.code, "42501");
 
         // asking for the other buyer's or the guest's order by id finds nothing
         for (const other of [...orderIds[1 - i], guestOrderId]) {
@@ -78,7 +81,8 @@ for (const { name, db } of await testDatabases()) {
             assert.equal(error, null);
             assert.deepEqual(data, [], `${table} of ${other}`);
           }
-          const { data } = await client.from("order_status_history").select("*").eq("order_id", other);
+          const { data } = await client.from("order_status_history").select("order_id,to_status,changed_at")
+            .eq("order_id", other);
           assert.deepEqual(data, []);
         }
       }

@@ -108,6 +108,7 @@ for (const { name, db } of await testDatabases()) {
         ["products?select=id,no_such_column", {}, 400, "42703"],
         ["products?select=*,product_variants(*)", {}, 400, "PGRST100"],
         ["products?price=gt.1", {}, 400, "PGRST100"],
+        ["products?select=id", { Prefer: "count=exact" }, 400, "PGRST100"],
         ["products?id=eq.not-a-uuid", {}, 400, "22P02"],
         ["products?select=id", { Accept: "application/vnd.pgrst.object+json" }, 406, "PGRST107"],
         ["products?select=id", { "Accept-Profile": "private" }, 406, "PGRST106"],

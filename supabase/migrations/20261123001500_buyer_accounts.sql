@@ -56,4 +56,7 @@ create policy order_status_history_buyer_read on public.order_status_history
     select 1 from public.orders o where o.id = order_id and o.buyer_user_id = (select auth.uid())
   ));
 
-grant select on public.orders, public.order_items, public.order_status_history to authenticated;
+grant select on public.orders, public.order_items to authenticated;
+-- History by named columns: each status and when it was taken. Who made a change (and any column a later
+-- migration adds for the seller's records) stays private unless a migration grants it.
+grant select (id, order_id, from_status, to_status, changed_at) on public.order_status_history to authenticated;
