@@ -98,6 +98,7 @@ export function orderPayload(s: number, k: number): Omit<CreateOrderPayload, "or
     paymentMethod: order.paymentMethod,
     gatewayMethod: order.gatewayMethod,
     paymentProofUrl: order.paymentProofUrl,
+    buyerUserId: null,
     clientIp: "127.0.0.1",
     items: order.items,
     ...priceOrder(order.items, order.paymentMethod, order.gatewayMethod),

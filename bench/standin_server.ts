@@ -13,7 +13,7 @@ const rpcCalls = new Map<string, number>();
 const rpc = createRpcRoute(db, {
   anon: [env.SUPABASE_ANON_KEY],
   serviceRole: [env.SUPABASE_SERVICE_ROLE_KEY],
-}, (fn) => rpcCalls.set(fn, (rpcCalls.get(fn) ?? 0) + 1));
+}, { onCall: (fn) => rpcCalls.set(fn, (rpcCalls.get(fn) ?? 0) + 1) });
 
 Deno.serve({ hostname: "127.0.0.1", port: Number(env.PORT), onListen: () => {} }, (request) => {
   const { pathname } = new URL(request.url);

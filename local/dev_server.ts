@@ -5,6 +5,7 @@
  */
 import type { Mailer } from "../supabase/functions/_shared/email/mailer.ts";
 import { openPglite, openPostgres } from "./open_database.ts";
+import { loadOrCreateSigningKey } from "./auth_keys.ts";
 import { startLocalStack } from "./stack.ts";
 
 const env = Deno.env.toObject();
@@ -17,7 +18,9 @@ const mailer = env.RESEND_API_KEY
   : async (): Promise<Mailer> =>
     (await import("./file_mailer.ts")).createFileMailer({ dir: ".local/outbox" });
 
-const stack = await startLocalStack({ db, port, hostname: "127.0.0.1", env, mailer });
+// one key for the server and `deno task token`: a token minted now still verifies after a restart
+const signingKey = await loadOrCreateSigningKey();
+const stack = await startLocalStack({ db, port, hostname: "127.0.0.1", env, mailer, signingKey });
 
 const example = {
   storeId: "11111111-1111-4111-8111-111111111111",
@@ -52,7 +55,9 @@ console.log(`create-order local stack
   moves:     ${stack.url}/functions/v1/update-order-status (service key)
   webhook:   ${stack.url}/functions/v1/payment-webhook (signed with ${webhookSecret})
   drain:     ${stack.url}/functions/v1/outbox-drain (service key; deno task outbox runs the same drain)
-  rpc:       ${stack.url}/rest/v1/rpc/<function>
+  tracking:  ${stack.url}/functions/v1/track-order?order=<orderId>&token=<token> (the page: ${stack.url}/track)
+  rest:      ${stack.url}/rest/v1/rpc/<function> and GET ${stack.url}/rest/v1/<table>?select=…&<column>=eq.<value>
+  auth:      ${stack.url}/auth/v1/.well-known/jwks.json (deno task token <e-mail> signs in a local user)
   anon key:          ${stack.anonKey}
   service_role key:  ${stack.serviceKey}${
   env.SUPABASE_PUBLISHABLE_KEYS ? `\n  publishable keys:  ${env.SUPABASE_PUBLISHABLE_KEYS}` : ""

@@ -7,7 +7,8 @@ import type { SqlDatabase } from "./sql_database.ts";
 const SUPABASE_DIR = new URL("../supabase/", import.meta.url);
 
 /**
- * The roles a Supabase database has before any migration, and their usage of the public schema. Which
+ * The roles a Supabase database has before any migration, their usage of the public schema, and the
+ * auth.uid() that row level security policies call (schema auth, where missing). Which
  * privileges new objects get by default is a separate choice: see {@linkcode DefaultPrivileges}.
  */
 export const SUPABASE_ROLES_SQL = `
@@ -25,6 +26,26 @@ begin
 end
 $$;
 grant usage on schema public to anon, authenticated, service_role;
+
+-- Supabase's auth.uid(), which the row level security policies call: the sub claim of the request's JWT,
+-- as PostgREST sets it per request (set_config('request.jwt.claims', ..., true)). A setting once set keeps
+-- an empty value after its transaction, hence the nullif before the cast. Created only where missing: on
+-- a Supabase database (the CLI's, say) the auth schema is Supabase's own and is left alone.
+do $$
+begin
+  if to_regprocedure('auth.uid()') is null then
+    create schema if not exists auth;
+    grant usage on schema auth to anon, authenticated, service_role;
+    create function auth.uid() returns uuid language sql stable as $uid$
+      select coalesce(
+        nullif(current_setting('request.jwt.claim.sub', true), ''),
+        (nullif(current_setting('request.jwt.claims', true), '')::jsonb ->> 'sub')
+      )::uuid
+    $uid$;
+    grant execute on function auth.uid() to anon, authenticated, service_role;
+  end if;
+end
+$$;
 `;
 
 /**

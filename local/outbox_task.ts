@@ -68,7 +68,11 @@ export async function runOutboxTask(
     mailer,
     outbox: supabaseEmailOutbox(client, config.databaseTimeoutMs),
     purgeExpiredGuards: supabasePurgeExpiredGuards(client, config.databaseTimeoutMs),
-    render: { from: config.emailFrom, trackingUrlTemplate: config.trackingUrlTemplate },
+    render: {
+      from: config.emailFrom,
+      trackingUrlTemplate: config.trackingUrlTemplate,
+      trackingSecret: config.trackingSecret,
+    },
     log,
     ...(io.sleep ? { sleep: io.sleep } : {}),
   }, flags);

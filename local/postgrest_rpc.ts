@@ -1,12 +1,14 @@
 /**
- * A local stand-in for the one PostgREST route the function uses: `POST /rest/v1/rpc/<function>`.
- * As PostgREST (behind Supabase's gateway) does: the key picks the role (gateway_keys.ts), the
+ * A local stand-in for the PostgREST route the functions use: `POST /rest/v1/rpc/<function>`.
+ * As PostgREST (behind Supabase's gateway) does: the key or a user's JWT picks the role (request_role.ts), the
  * call runs in a transaction under `set local role`, so grants and RLS are real; named arguments come
  * from the JSON body; the function's JSON result is the body; errors have PostgREST's shape and status
  * (postgrest_status.ts).
  */
-import { type KeyRoles, roleForRequest } from "./gateway_keys.ts";
-import { statusForSqlState } from "./postgrest_status.ts";
+import type { LocalSigningKey } from "./auth_keys.ts";
+import type { KeyRoles } from "./gateway_keys.ts";
+import { queryAsRequest, requestRole } from "./request_role.ts";
+import { databaseErrorResponse, jsonResponse, pgrstError } from "./postgrest_response.ts";
 import type { SqlDatabase } from "./sql_database.ts";
 
 export type { KeyRoles };
@@ -15,31 +17,22 @@ interface FunctionSignature {
   args: { name: string; type: string }[];
 }
 
-interface PostgresErrorLike {
-  code?: string;
-  message?: string;
-  detail?: string;
-  hint?: string;
-}
-
-function _json(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { "Content-Type": "application/json; charset=utf-8" },
-  });
-}
-
-function _pgrstError(status: number, code: string, message: string, details: string | null = null): Response {
-  return _json(status, { code, message, details, hint: null });
-}
-
 // JSON arguments travel as text: postgres.js would JSON-encode a string bound to a json parameter again.
 function _isJson(type: string): boolean {
   return type === "jsonb" || type === "json";
 }
 
-/** The RPC route over `db`; `onCall` is told of every function call that reached the database. */
-export function createRpcRoute(db: SqlDatabase, keys: KeyRoles, onCall: (fn: string) => void = () => {}) {
+/** Options of {@linkcode createRpcRoute}. */
+export interface RpcRouteOptions {
+  /** Verifies user access tokens (`request_role.ts`); without it every user token is refused. */
+  signingKey?: LocalSigningKey;
+  /** Told of every function call that reached the database. */
+  onCall?: (fn: string) => void;
+}
+
+/** The RPC route over `db`. */
+export function createRpcRoute(db: SqlDatabase, keys: KeyRoles, options: RpcRouteOptions = {}) {
+  const { signingKey, onCall = () => {} } = options;
   const signatures = new Map<string, Promise<FunctionSignature | null>>();
 
   const signatureOf = (fn: string) => {
@@ -69,13 +62,13 @@ export function createRpcRoute(db: SqlDatabase, keys: KeyRoles, onCall: (fn: str
 
   return async function handleRpc(request: Request, fn: string): Promise<Response> {
     if (request.method !== "POST") {
-      return _pgrstError(405, "PGRST117", `Unsupported HTTP method: ${request.method}`);
+      return pgrstError(405, "PGRST117", `Unsupported HTTP method: ${request.method}`);
     }
-    const decision = roleForRequest(request.headers, keys);
-    if ("refused" in decision) return _json(401, { message: decision.refused });
+    const decision = await requestRole(request.headers, keys, signingKey);
+    if ("status" in decision) return jsonResponse(decision.status, decision.body);
     const { role } = decision;
     if (!/^[a-z_][a-z0-9_]*$/.test(fn)) {
-      return _pgrstError(404, "PGRST202", `Could not find the function public.${fn}`);
+      return pgrstError(404, "PGRST202", `Could not find the function public.${fn}`);
     }
 
     let body: Record<string, unknown>;
@@ -84,19 +77,19 @@ export function createRpcRoute(db: SqlDatabase, keys: KeyRoles, onCall: (fn: str
       body = text ? JSON.parse(text) : {};
       if (body === null || typeof body !== "object" || Array.isArray(body)) throw new Error("not an object");
     } catch {
-      return _pgrstError(400, "PGRST102", "Empty or invalid json");
+      return pgrstError(400, "PGRST102", "Empty or invalid json");
     }
 
     let signature: FunctionSignature | null;
     try {
       signature = await signatureOf(fn);
     } catch {
-      return _pgrstError(503, "PGRST001", "Database client error");
+      return pgrstError(503, "PGRST001", "Database client error");
     }
     const names = Object.keys(body);
     const args = signature?.args.filter((arg) => names.includes(arg.name)) ?? [];
     if (!signature || args.length !== names.length) {
-      return _pgrstError(
+      return pgrstError(
         404,
         "PGRST202",
         `Could not find the function public.${fn}(${names.join(", ")}) in the schema cache`,
@@ -114,23 +107,13 @@ export function createRpcRoute(db: SqlDatabase, keys: KeyRoles, onCall: (fn: str
 
     try {
       onCall(fn);
-      const rows = await db.queryAsRole<{ body: string | null }>(role, call, params);
+      const rows = await queryAsRequest<{ body: string | null }>(db, decision, call, params);
       return new Response(rows[0]?.body ?? "null", {
         status: 200,
         headers: { "Content-Type": "application/json; charset=utf-8" },
       });
     } catch (error) {
-      const pg = error as PostgresErrorLike;
-      // a driver's own failure (ECONNREFUSED, CONNECTION_ENDED) is no SQLSTATE: the database is out of reach
-      if (!pg.code || !/^[0-9A-Z]{5}$/.test(pg.code)) {
-        return _pgrstError(503, "PGRST001", "Database client error");
-      }
-      return _json(statusForSqlState(pg.code, pg.message ?? "", role !== "anon"), {
-        code: pg.code,
-        message: pg.message ?? "",
-        details: pg.detail ?? null,
-        hint: pg.hint ?? null,
-      });
+      return databaseErrorResponse(error, role);
     }
   };
 }

@@ -1,8 +1,9 @@
 /**
  * The local stack: one HTTP server with the functions at /functions/v1/<name> (create-order,
- * update-order-status, payment-webhook, outbox-drain) and the PostgREST RPC stand-in at /rest/v1/rpc/<fn>,
- * over one database. The functions are the very handlers Supabase runs, and they reach the database
- * through supabase-js and the stand-in, as they do there.
+ * update-order-status, payment-webhook, outbox-drain, track-order), the PostgREST stand-in (RPC at
+ * /rest/v1/rpc/<fn>, reads at /rest/v1/<table>), the Auth key set at /auth/v1/.well-known/jwks.json and
+ * /auth/v1/user, and a tracking page at /track, over one database. The functions are the very handlers
+ * Supabase runs, and they reach the database and the key set through supabase-js, as they do there.
  */
 import { loadDependencies } from "../supabase/functions/create-order/dependencies.ts";
 import { createOrderHandler } from "../supabase/functions/create-order/handler.ts";
@@ -15,7 +16,13 @@ import { updateOrderStatusHandler } from "../supabase/functions/update-order-sta
 import type { serveFunction } from "../supabase/functions/_shared/http/serve_function.ts";
 import type { Logger } from "../supabase/functions/_shared/http/log.ts";
 import type { Mailer } from "../supabase/functions/_shared/email/mailer.ts";
+import { trackOrderHandler } from "../supabase/functions/track-order/handler.ts";
+import { loadTrackOrderDependencies } from "../supabase/functions/track-order/dependencies.ts";
+import { createAuthRoutes } from "./auth_routes.ts";
+import { createSigningKey, type LocalSigningKey } from "./auth_keys.ts";
+import { createReadRoute } from "./postgrest_read.ts";
 import { createRpcRoute } from "./postgrest_rpc.ts";
+import { trackingPage } from "./tracking_page.ts";
 import type { SqlDatabase } from "./sql_database.ts";
 
 /** Local demo keys, used when the environment sets none. They guard nothing: the stack is local only. */
@@ -49,6 +56,8 @@ export interface LocalStackOptions {
    * keys (401 "Legacy API keys are disabled"), while the function's environment still carries them.
    */
   legacyKeysDisabled?: boolean;
+  /** The key local user tokens are signed with and the key set serves; default: a new one for this stack. */
+  signingKey?: LocalSigningKey;
 }
 
 /** A running local stack. */
@@ -60,6 +69,8 @@ export interface LocalStack {
   razorpayWebhookSecret: string;
   /** Calls per function that reached the database through the RPC route. */
   rpcCalls: Map<string, number>;
+  /** The key the stack's key set publishes: `mintUserToken(stack.signingKey, …)` signs in a local user. */
+  signingKey: LocalSigningKey;
   /** Resolves when every e-mail send started so far has finished. */
   settled(): Promise<void>;
   close(): Promise<void>;
@@ -70,18 +81,25 @@ function _keyValues(json: string | undefined): string[] {
 }
 
 /** Starts the stack; the function's configuration comes from `options.env` over the local defaults. */
-export function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const env = options.env ?? {};
+  const signingKey = options.signingKey ?? await createSigningKey();
   // an empty variable is no key: the demo key stands in, as for an unset one
   const anonKey = env.SUPABASE_ANON_KEY || DEMO_KEYS.anon;
   const serviceKey = env.SUPABASE_SERVICE_ROLE_KEY || DEMO_KEYS.serviceRole;
   const rpcCalls = new Map<string, number>();
   const background = new Set<Promise<unknown>>();
-  const rpc = createRpcRoute(options.db, {
+  const keys = {
     anon: [anonKey, ..._keyValues(env.SUPABASE_PUBLISHABLE_KEYS)],
     serviceRole: [serviceKey, ..._keyValues(env.SUPABASE_SECRET_KEYS)],
     disabled: options.legacyKeysDisabled ? [anonKey, serviceKey] : [],
-  }, (fn) => rpcCalls.set(fn, (rpcCalls.get(fn) ?? 0) + 1));
+  };
+  const rpc = createRpcRoute(options.db, keys, {
+    signingKey,
+    onCall: (fn) => rpcCalls.set(fn, (rpcCalls.get(fn) ?? 0) + 1),
+  });
+  const read = createReadRoute(options.db, keys, signingKey);
+  const auth = createAuthRoutes(signingKey);
 
   // The bench's check that each order took exactly one create_order call: only when asked for.
   const statsRoute = env.LOCAL_STACK_STATS === "1";
@@ -98,6 +116,10 @@ export function startLocalStack(options: LocalStackOptions): Promise<LocalStack>
     if (handleFunction) return handleFunction(request, info as Deno.ServeHandlerInfo<Deno.NetAddr>);
     const rpcMatch = /^\/rest\/v1\/rpc\/([^/]+)$/.exec(pathname);
     if (rpcMatch) return rpc(request, rpcMatch[1]);
+    const tableMatch = /^\/rest\/v1\/([^/]+)$/.exec(pathname);
+    if (tableMatch) return read(request, tableMatch[1]);
+    if (pathname.startsWith("/auth/v1/")) return auth(request, pathname.slice("/auth/v1".length));
+    if (pathname === "/track" && request.method === "GET") return trackingPage(new URL(request.url).origin);
     if (statsRoute && pathname === "/__stats" && request.method === "GET") {
       return Response.json({ rpcCalls: Object.fromEntries(rpcCalls) });
     }
@@ -108,6 +130,8 @@ export function startLocalStack(options: LocalStackOptions): Promise<LocalStack>
   const razorpayWebhookSecret = env.RAZORPAY_WEBHOOK_SECRET || DEMO_RAZORPAY_WEBHOOK_SECRET;
   const functionEnv = {
     SUPABASE_URL: url,
+    // the buyer's e-mail links to the stack's own tracking page unless a storefront's is set
+    ORDER_TRACKING_URL: `${url}/track?order={orderId}&token={token}`,
     ...env,
     SUPABASE_ANON_KEY: anonKey,
     SUPABASE_SERVICE_ROLE_KEY: serviceKey,
@@ -125,6 +149,10 @@ export function startLocalStack(options: LocalStackOptions): Promise<LocalStack>
     ),
   );
   functions.set(
+    "/functions/v1/track-order",
+    trackOrderHandler(loadTrackOrderDependencies(functionEnv, { log: options.log })),
+  );
+  functions.set(
     "/functions/v1/create-order",
     createOrderHandler(loadDependencies(functionEnv, common)),
   );
@@ -137,12 +165,13 @@ export function startLocalStack(options: LocalStackOptions): Promise<LocalStack>
     paymentWebhookHandler(loadWebhookDependencies(functionEnv, common)),
   );
 
-  return Promise.resolve({
+  const stack: LocalStack = {
     url,
     anonKey,
     serviceKey,
     razorpayWebhookSecret,
     rpcCalls,
+    signingKey,
     async settled() {
       while (background.size > 0) await Promise.allSettled([...background]);
     },
@@ -150,5 +179,6 @@ export function startLocalStack(options: LocalStackOptions): Promise<LocalStack>
       await this.settled();
       await server.shutdown();
     },
-  });
+  };
+  return stack;
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ConfigError, parseConfig } from "../supabase/functions/_shared/config.ts";
+import { ConfigError, DEV_TRACKING_SECRET, parseConfig } from "../supabase/functions/_shared/config.ts";
 
 const BASE = {
   SUPABASE_URL: "https://abc.supabase.co/",
@@ -60,7 +60,7 @@ Deno.test("parseConfig() names the variable that is missing or malformed", () =>
   assert.match(failure({ ...BASE, RESEND_BASE_URL: "not a url", RESEND_API_KEY: "k" }), /^RESEND_BASE_URL /);
 });
 
-Deno.test("parseConfig() requires ORDER_EMAIL_FROM, RESEND_API_KEY and ORDER_TRACKING_URL in production", () => {
+Deno.test("parseConfig() requires ORDER_EMAIL_FROM, RESEND_API_KEY, ORDER_TRACKING_URL and ORDER_TRACKING_SECRET in production", () => {
   const production = { ...BASE, APP_ENV: "production" };
   assert.match(failure(production), /^ORDER_EMAIL_FROM /);
   assert.match(failure({ ...production, ORDER_EMAIL_FROM: "Shop <o@shop.example>" }), /^RESEND_API_KEY /);
@@ -68,13 +68,25 @@ Deno.test("parseConfig() requires ORDER_EMAIL_FROM, RESEND_API_KEY and ORDER_TRA
     failure({ ...production, ORDER_EMAIL_FROM: "Shop <o@shop.example>", RESEND_API_KEY: "re_x" }),
     /^ORDER_TRACKING_URL /,
   );
-  const config = parseConfig({
+  const withUrl = {
     ...production,
     ORDER_EMAIL_FROM: "Shop <o@shop.example>",
     RESEND_API_KEY: "re_x",
-    ORDER_TRACKING_URL: "https://shop.example/orders/{orderId}",
-  });
+    ORDER_TRACKING_URL: "https://shop.example/track?order={orderId}&token={token}",
+  };
+  assert.match(failure(withUrl), /^ORDER_TRACKING_SECRET /);
+  const config = parseConfig({ ...withUrl, ORDER_TRACKING_SECRET: "s".repeat(32) });
   assert.equal(config.production, true);
+  assert.equal(config.trackingSecret, "s".repeat(32));
+});
+
+Deno.test("parseConfig() refuses an ORDER_TRACKING_SECRET shorter than 32 characters, and defaults it only outside production", () => {
+  assert.match(failure({ ...BASE, ORDER_TRACKING_SECRET: "s".repeat(31) }), /^ORDER_TRACKING_SECRET /);
+  assert.equal(parseConfig(BASE).trackingSecret, DEV_TRACKING_SECRET);
+  assert.equal(
+    parseConfig(BASE).trackingUrlTemplate,
+    "http://localhost:3000/track?order={orderId}&token={token}",
+  );
 });
 
 Deno.test("parseConfig() refuses an ORDER_EMAIL_FROM with a line break", () => {

@@ -24,14 +24,20 @@ for (const { name, db } of await testDatabases()) {
     );
   });
 
-  test("anon and authenticated read no order and cannot execute create_order", async () => {
+  test("anon reads no order, authenticated none without a signed-in user, and neither executes create_order", async () => {
     const store = await createTestStore(db);
     await callCreateOrder(db, createOrderPayload(store));
+    await assert.rejects(
+      db.asRole("anon", (s) => s.query("select count(*) from public.orders")),
+      (error: { code?: string }) => error.code === "42501",
+    );
+    // authenticated may read its own orders only (RLS): without a user's claims, that is none
+    const [seen] = await db.asRole(
+      "authenticated",
+      (s) => s.query<{ n: number }>("select count(*)::int as n from public.orders"),
+    );
+    assert.equal(seen.n, 0);
     for (const role of ["anon", "authenticated"]) {
-      await assert.rejects(
-        db.asRole(role, (s) => s.query("select count(*) from public.orders")),
-        (error: { code?: string }) => error.code === "42501",
-      );
       await assert.rejects(
         db.asRole(
           role,

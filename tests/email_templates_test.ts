@@ -180,6 +180,22 @@ Deno.test("renderOrderEmail() URL-encodes the order values into the tracking lin
   assert.ok(message.text.includes("https://shop.example.com/t/ORD%201%26x%3D%3Cy%3E"));
 });
 
+Deno.test("renderOrderEmail() fills {token} with the tracking token it is given, and leaves the link out without one", () => {
+  const template = "https://shop.example.com/track?order={orderId}&n={orderNumber}&token={token}";
+  const email = outboxEmail("buyer");
+  const withToken = renderOrderEmail(email, {
+    ...options,
+    trackingUrlTemplate: template,
+    trackingToken: "t0k-en_",
+  });
+  const link = `https://shop.example.com/track?order=${email.orderId}&n=ORD-2026-000042&token=t0k-en_`;
+  assert.ok(withToken.text.includes(`Track your order: ${link}`));
+  assert.ok(withToken.html.includes(link.replaceAll("&", "&amp;")));
+  // a link that could only answer 404 is no link
+  const without = renderOrderEmail(email, { ...options, trackingUrlTemplate: template });
+  assert.ok(!without.text.includes("Track your order") && !without.html.includes("shop.example.com/track"));
+});
+
 Deno.test("renderOrderEmail() leaves out the tracking link when the template is no http(s) URL", () => {
   const message = renderOrderEmail(outboxEmail("buyer"), {
     ...options,

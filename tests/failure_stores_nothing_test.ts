@@ -217,6 +217,14 @@ for (const { name, db } of await testDatabases()) {
             });
           },
         },
+        "more than the stock left (decided after every row but the number was written)": {
+          status: 409,
+          code: "OUT_OF_STOCK",
+          async prepare(s) {
+            await db.query("update public.products set stock_quantity = 1 where id = $1", [s.products[0].id]);
+          },
+          send: (s, ip, e) => post(body(s, e), ip),
+        },
         "a body over 64 KiB": {
           status: 413,
           code: "PAYLOAD_TOO_LARGE",

@@ -107,6 +107,7 @@ Deno.test("POST create-order answers every fuzzed body 200 with the fee module's
     },
     clock: () => new Date("2026-11-22T09:30:00Z"),
     orders: store,
+    verifyUserToken: () => Promise.resolve(null),
     sendOrderEmails: () => Promise.resolve(),
     waitUntil: () => {},
     log: () => {},

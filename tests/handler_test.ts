@@ -59,6 +59,7 @@ function setup(
     orders?: OrderStore;
     allowedOrigins?: string[];
     sendOrderEmails?: CreateOrderDependencies["sendOrderEmails"];
+    verifyUserToken?: CreateOrderDependencies["verifyUserToken"];
   } = {},
 ) {
   const store = memoryOrderStore(STORE_ID, [{ id: PRODUCT_ID, priceMinor: 10, variants: [] }]);
@@ -74,6 +75,7 @@ function setup(
     },
     clock: () => new Date("2026-05-04T03:02:01.000Z"),
     orders: options.orders ?? store,
+    verifyUserToken: options.verifyUserToken ?? (() => Promise.resolve(null)),
     sendOrderEmails: options.sendOrderEmails ?? ((emails) => Promise.resolve(void emailed.push(emails))),
     waitUntil: (work) => void background.push(work),
     log,
@@ -132,6 +134,25 @@ Deno.test("createOrderHandler() answers 200 with exactly the contract's fields, 
     emailLimit: 2,
     emailWindowSeconds: 60,
   });
+});
+
+Deno.test("createOrderHandler() records a verified user's id as the order's buyer, and a refused token as a guest order", async () => {
+  const USER = "5a0c8f8e-3b1a-4c2d-9e8f-0a1b2c3d4e5f";
+  const userJwt = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ1In0.c2ln";
+  const signedIn = setup({
+    verifyUserToken: (jwt) => Promise.resolve(jwt === userJwt ? { sub: USER, role: "authenticated" } : null),
+  });
+  const headers = { Authorization: `Bearer ${userJwt}`, apikey: KEY };
+  assert.equal((await signedIn.call({ body: JSON.stringify(body()), headers })).status, 200);
+  assert.equal(signedIn.store.written[0].buyerUserId, USER);
+
+  const refused = setup({ verifyUserToken: () => Promise.resolve(null) });
+  assert.equal((await refused.call({ body: JSON.stringify(body()), headers })).status, 200);
+  assert.equal(refused.store.written[0].buyerUserId, null);
+  // the key alone, as a storefront without a signed-in buyer sends it
+  const guest = setup();
+  assert.equal((await guest.call({ body: JSON.stringify(body()) })).status, 200);
+  assert.equal(guest.store.written[0].buyerUserId, null);
 });
 
 Deno.test("createOrderHandler() gives the store a deadline of the order's time plus DATABASE_TIMEOUT_MS", async () => {
@@ -197,6 +218,7 @@ Deno.test("createOrderHandler() refuses a key in the query string or the body", 
     },
     clock: () => new Date(),
     orders: store,
+    verifyUserToken: () => Promise.resolve(null),
     sendOrderEmails: () => Promise.resolve(),
     waitUntil: () => {},
     log: () => {},
@@ -327,6 +349,7 @@ Deno.test("createOrderHandler() logs one line per request with status, duration,
   assert.equal(log.lines.length, 1);
   const line = JSON.parse(log.lines[0]);
   assert.deepEqual(Object.keys(line).sort(), [
+    "buyer",
     "durationMs",
     "event",
     "method",

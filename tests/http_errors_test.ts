@@ -19,6 +19,7 @@ Deno.test("ERROR_STATUS maps every contract code to its status", () => {
     REQUEST_TIMEOUT: 408,
     IDEMPOTENCY_KEY_IN_USE: 409,
     INVALID_TRANSITION: 409,
+    OUT_OF_STOCK: 409,
     PAYLOAD_TOO_LARGE: 413,
     IDEMPOTENCY_KEY_REUSED: 422,
     RATE_LIMITED: 429,
@@ -71,6 +72,7 @@ Deno.test("mapDatabaseError() maps our SQL functions' SQLSTATEs by code", async 
     ["OCO04", "ORDER_NOT_FOUND", 404],
     ["OCT01", "INVALID_TRANSITION", 409],
     ["OCN00", "VALIDATION_FAILED", 400],
+    ["OCQ09", "OUT_OF_STOCK", 409],
     ["OCA00", "INTERNAL_ERROR", 500],
     ["OCA01", "INTERNAL_ERROR", 500],
     ["OCT00", "INTERNAL_ERROR", 500],
@@ -91,7 +93,7 @@ Deno.test("mapDatabaseError() maps our SQL functions' SQLSTATEs by code", async 
   }
 });
 
-Deno.test("mapDatabaseError() passes PRICE_MISMATCH and VARIANT_REQUIRED details and RATE_LIMITED Retry-After", () => {
+Deno.test("mapDatabaseError() passes PRICE_MISMATCH, VARIANT_REQUIRED and OUT_OF_STOCK details and RATE_LIMITED Retry-After", () => {
   const mismatch = mapDatabaseError({ code: "OC400", details: '[{"index":0,"price":349}]' });
   assert.deepEqual(mismatch.details, [{ index: 0, price: 349 }]);
   const required = mapDatabaseError({ code: "OCV00", details: '{"index":1,"productId":"p"}' });
@@ -101,6 +103,11 @@ Deno.test("mapDatabaseError() passes PRICE_MISMATCH and VARIANT_REQUIRED details
     path: "items",
     message: "the order's final amount must be at most 9999999999.99",
   }]);
+  const outOfStock = mapDatabaseError({
+    code: "OCQ09",
+    details: '[{"index":0,"productId":"p","variantId":null,"available":3}]',
+  });
+  assert.deepEqual(outOfStock.details, [{ index: 0, productId: "p", variantId: null, available: 3 }]);
   const limited = mapDatabaseError({ code: "OCR29", details: '{"retryAfterSeconds":1234}' });
   assert.deepEqual(limited.headers, { "Retry-After": "1234" });
 });

@@ -10,6 +10,7 @@ import { fakeSleep } from "./support/recording_outbox.ts";
 const render = {
   from: "Shop <orders@example.com>",
   trackingUrlTemplate: "https://shop.example.com/t/{orderId}",
+  trackingSecret: "test-tracking-secret-of-32-characters",
 };
 const databases: [string, () => Promise<SqlDatabase | null>][] = [["PGlite", sharedPglite], [
   "PostgreSQL",

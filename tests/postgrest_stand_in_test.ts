@@ -4,6 +4,7 @@
  * 401; SQLSTATEs become PostgREST's HTTP statuses (its own table, `mapSQLtoHTTP` in `Error.hs`).
  */
 import assert from "node:assert/strict";
+import { createSigningKey, mintUserToken } from "../local/auth_keys.ts";
 import { type KeyRoles, roleForRequest } from "../local/gateway_keys.ts";
 import { createRpcRoute } from "../local/postgrest_rpc.ts";
 import { statusForSqlState } from "../local/postgrest_status.ts";
@@ -141,6 +142,44 @@ for (const { name, db } of await testDatabases()) {
         }
       } finally {
         await db.exec("drop function public.sqlstate_probe(text)");
+      }
+    },
+  });
+
+  Deno.test({
+    name:
+      `[${name}] POST /rest/v1/rpc runs a user's access token as authenticated with its claims, so auth.uid() is the user`,
+    sanitizeOps: false,
+    sanitizeResources: false,
+    async fn() {
+      await db.exec(`
+        create or replace function public.uid_probe() returns jsonb
+        language sql set search_path = '' as $$ select jsonb_build_object('uid', auth.uid(), 'role', current_user) $$;
+        grant execute on function public.uid_probe() to anon, authenticated;`);
+      const signingKey = await createSigningKey();
+      const rpc = createRpcRoute(db, KEYS, { signingKey });
+      const call = async (authorization: string) => {
+        const res = await rpc(
+          new Request("http://stand-in/rest/v1/rpc/uid_probe", {
+            method: "POST",
+            headers: { apikey: "sb_publishable_a", Authorization: authorization },
+            body: "{}",
+          }),
+          "uid_probe",
+        );
+        return { status: res.status, body: await res.json() };
+      };
+      try {
+        const sub = crypto.randomUUID();
+        assert.deepEqual(await call(`Bearer ${await mintUserToken(signingKey, { sub })}`), {
+          status: 200,
+          body: { uid: sub, role: "authenticated" },
+        });
+        assert.deepEqual(await call("Bearer anon.jwt"), { status: 200, body: { uid: null, role: "anon" } });
+        const expired = await mintUserToken(signingKey, { sub, expiresIn: -1 });
+        assert.equal((await call(`Bearer ${expired}`)).status, 401);
+      } finally {
+        await db.exec("drop function public.uid_probe()");
       }
     },
   });

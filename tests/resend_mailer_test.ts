@@ -9,6 +9,7 @@ import { startFakeResend } from "./support/fake_resend.ts";
 const render = {
   from: "Chai & Co. <orders@example.com>",
   trackingUrlTemplate: "https://shop.example.com/t/{orderId}",
+  trackingSecret: "test-tracking-secret-of-32-characters",
 };
 const API_KEY = "re_test_key";
 

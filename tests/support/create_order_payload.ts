@@ -42,6 +42,7 @@ export function createOrderPayload(
     gatewayMethod: "card",
     paymentProofUrl: null,
     clientIp: "203.0.113.7",
+    buyerUserId: null,
     items,
     totalMinor,
     feeMinor,

@@ -17,8 +17,10 @@ export interface Config {
   serviceKey: string;
   apiKeys: ApiKeys;
   allowedOrigins: string[];
-  /** With {orderId} and {orderNumber} placeholders. */
+  /** With {orderId}, {orderNumber} and {token} placeholders. */
   trackingUrlTemplate: string;
+  /** ORDER_TRACKING_SECRET: the key of each order's tracking token (the `{token}` of the link). */
+  trackingSecret: string;
   emailFrom: string;
   resend: { apiKey: string; baseUrl: string | undefined } | null;
   /** The database step's time budget: its deadline is the order's time plus this; past it, 500 and nothing stored. */
@@ -97,6 +99,33 @@ function _present(key: string | undefined): key is string {
   return Boolean(key);
 }
 
+/** The tracking link outside production, when none is set: a storefront's tracking page on port 3000. */
+export const DEV_TRACKING_URL = "http://localhost:3000/track?order={orderId}&token={token}";
+
+/** The tracking secret outside production, when none is set. It protects nothing. */
+export const DEV_TRACKING_SECRET = "local-order-tracking-secret-for-development-only";
+
+/** The shortest ORDER_TRACKING_SECRET taken: 32 characters, e.g. `openssl rand -base64 32` (44). */
+export const MIN_TRACKING_SECRET_LENGTH = 32;
+
+function _trackingSecret(env: Record<string, string | undefined>, production: boolean): string {
+  const secret = env.ORDER_TRACKING_SECRET;
+  if (!secret) {
+    if (production) {
+      throw new ConfigError(
+        "ORDER_TRACKING_SECRET is not set: tracking links are signed with it (e.g. openssl rand -base64 32)",
+      );
+    }
+    return DEV_TRACKING_SECRET;
+  }
+  if (secret.length < MIN_TRACKING_SECRET_LENGTH) {
+    throw new ConfigError(
+      `ORDER_TRACKING_SECRET must be at least ${MIN_TRACKING_SECRET_LENGTH} characters: got ${secret.length}`,
+    );
+  }
+  return secret;
+}
+
 /** Reads the configuration from an environment object (Deno.env.toObject() in production). */
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const production = env.APP_ENV === "production" || Boolean(env.SB_REGION);
@@ -120,8 +149,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError("RESEND_API_KEY is not set: production sends e-mail");
   }
   const trackingUrlTemplate = env.ORDER_TRACKING_URL ||
-    (production ? "" : "http://localhost:3000/orders/{orderNumber}");
+    (production ? "" : DEV_TRACKING_URL);
   if (!trackingUrlTemplate) throw new ConfigError("ORDER_TRACKING_URL is not set: buyer e-mails link to it");
+  const trackingSecret = _trackingSecret(env, production);
 
   return {
     production,
@@ -133,6 +163,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     },
     allowedOrigins: (env.ALLOWED_ORIGINS || "*").split(",").map((origin) => origin.trim()).filter(Boolean),
     trackingUrlTemplate,
+    trackingSecret,
     emailFrom,
     resend: env.RESEND_API_KEY
       ? {

@@ -152,6 +152,7 @@ export type Database = {
           product_id: string
           product_name: string
           quantity: number
+          stock_source: string | null
           unit_price: number
           variant_id: string | null
           variant_name: string | null
@@ -165,6 +166,7 @@ export type Database = {
           product_id: string
           product_name: string
           quantity: number
+          stock_source?: string | null
           unit_price: number
           variant_id?: string | null
           variant_name?: string | null
@@ -178,6 +180,7 @@ export type Database = {
           product_id?: string
           product_name?: string
           quantity?: number
+          stock_source?: string | null
           unit_price?: number
           variant_id?: string | null
           variant_name?: string | null
@@ -279,6 +282,7 @@ export type Database = {
           buyer_email: string
           buyer_name: string
           buyer_phone: string
+          buyer_user_id: string | null
           checkout_fee: number
           client_ip: string | null
           created_at: string
@@ -302,6 +306,7 @@ export type Database = {
           buyer_email: string
           buyer_name: string
           buyer_phone: string
+          buyer_user_id?: string | null
           checkout_fee: number
           client_ip?: string | null
           created_at?: string
@@ -325,6 +330,7 @@ export type Database = {
           buyer_email?: string
           buyer_name?: string
           buyer_phone?: string
+          buyer_user_id?: string | null
           checkout_fee?: number
           client_ip?: string | null
           created_at?: string
@@ -415,6 +421,7 @@ export type Database = {
           name: string
           price: number | null
           product_id: string
+          stock_quantity: number | null
           updated_at: string
         }
         Insert: {
@@ -424,6 +431,7 @@ export type Database = {
           name: string
           price?: number | null
           product_id: string
+          stock_quantity?: number | null
           updated_at?: string
         }
         Update: {
@@ -433,6 +441,7 @@ export type Database = {
           name?: string
           price?: number | null
           product_id?: string
+          stock_quantity?: number | null
           updated_at?: string
         }
         Relationships: [
@@ -452,6 +461,7 @@ export type Database = {
           is_active: boolean
           name: string
           price: number
+          stock_quantity: number | null
           store_id: string
           updated_at: string
         }
@@ -461,6 +471,7 @@ export type Database = {
           is_active?: boolean
           name: string
           price: number
+          stock_quantity?: number | null
           store_id: string
           updated_at?: string
         }
@@ -470,6 +481,7 @@ export type Database = {
           is_active?: boolean
           name?: string
           price?: number
+          stock_quantity?: number | null
           store_id?: string
           updated_at?: string
         }
@@ -589,6 +601,7 @@ export type Database = {
         }
         Returns: boolean
       }
+      order_tracking: { Args: { p_order_id: string }; Returns: Json }
       order_year_of: { Args: { p_ordered_at: string }; Returns: number }
       outbox_drain_job_command: { Args: never; Returns: string }
       purge_expired_order_guards: {

@@ -1,8 +1,10 @@
 /**
- * Wires the handler's parts from the environment: configuration, the supabase-js database port, and an
+ * Wires the handler's parts from the environment: configuration, the supabase-js database port, the user
+ * JWT verifier (supabase-js auth.getClaims against the project's key set), and an
  * e-mail sender that loads the mailer (and the Resend SDK) only when an order first needs it, so a cold
  * start pays for neither.
  */
+import { supabaseUserTokenVerifier } from "../_shared/auth/supabase_user_token_verifier.ts";
 import { parseConfig } from "../_shared/config.ts";
 import { createDatabaseClient } from "../_shared/database_client.ts";
 import { claimedEmailSender } from "../_shared/email/email_delivery.ts";
@@ -21,6 +23,8 @@ export interface DependencyOverrides {
   waitUntil?: (work: Promise<unknown>) => void;
   /** The fetch supabase-js uses. */
   fetch?: typeof fetch;
+  /** How long verifying a user's JWT may take (default USER_TOKEN_TIMEOUT_MS). */
+  userTokenTimeoutMs?: number;
 }
 
 /** Reads the environment once and builds everything the handler needs. */
@@ -40,6 +44,10 @@ export function loadDependencies(
     config,
     clock,
     orders: supabaseOrderStore(client, clock),
+    verifyUserToken: supabaseUserTokenVerifier(config.supabaseUrl, config.serviceKey, {
+      fetch: overrides.fetch,
+      timeoutMs: overrides.userTokenTimeoutMs,
+    }),
     sendOrderEmails,
     waitUntil: overrides.waitUntil ?? defaultWaitUntil,
     log,

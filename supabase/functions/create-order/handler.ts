@@ -1,7 +1,8 @@
 /**
- * POST /create-order, as the contract's steps: read the body, parse, price, create, queue the e-mails,
- * respond. The shared frame (`serveFunction`) does the method, key, limits, errors and the log line.
+ * POST /create-order, as the contract's steps: read the body, parse, price, name the signed-in buyer (if
+ * any), create, queue the e-mails, respond. The shared frame (`serveFunction`) does the method, key, limits, errors and the log line.
  */
+import { signedInBuyerId, type UserTokenVerifier } from "../_shared/auth/signed_in_buyer.ts";
 import type { Config } from "../_shared/config.ts";
 import type { OutboxEmail } from "../_shared/email/order_email.ts";
 import { clientIp } from "../_shared/http/client_ip.ts";
@@ -18,6 +19,8 @@ export interface CreateOrderDependencies {
   config: Pick<Config, "apiKeys" | "allowedOrigins" | "rateLimits" | "databaseTimeoutMs">;
   clock: () => Date;
   orders: OrderStore;
+  /** Verifies a signed-in buyer's JWT (supabase-js `auth.getClaims`); an unverified one is a guest order. */
+  verifyUserToken: UserTokenVerifier;
   /** Sends an order's claimed e-mails; runs after the response, inside `waitUntil`. */
   sendOrderEmails: (emails: OutboxEmail[]) => Promise<void>;
   /** Keeps background work alive after the response (EdgeRuntime.waitUntil on Supabase). */
@@ -48,6 +51,9 @@ async function _createOrder(context: RequestContext, deps: CreateOrderDependenci
   // no limit on the amounts here: the catalogue is consulted first (a 404 or PRICE_MISMATCH wins), then
   // create_order decides whether the catalogue's total fits
   const amounts = priceOrder(order.items, order.paymentMethod, order.gatewayMethod);
+  // whose order it is: the project key admitted the request, a user JWT beside it only names the buyer
+  const buyerUserId = await signedInBuyerId(request.headers, deps.config.apiKeys, deps.verifyUserToken);
+  context.annotate({ buyer: buyerUserId ? "signed_in" : "guest" });
 
   // the database step's clock starts now: the order's time, and its deadline however long the call queues
   const orderedAt = deps.clock();
@@ -61,6 +67,7 @@ async function _createOrder(context: RequestContext, deps: CreateOrderDependenci
     gatewayMethod: order.gatewayMethod,
     paymentProofUrl: order.paymentProofUrl,
     clientIp: clientIp(request.headers, context.info),
+    buyerUserId,
     items: order.items,
     ...amounts,
     idempotency: idempotencyKey ? { key: idempotencyKey, requestHash: await hashBody(bodyText) } : null,

@@ -52,7 +52,11 @@ export function loadDrainDependencies(
         mailer: await loadMailer(),
         outbox,
         purgeExpiredGuards,
-        render: { from: config.emailFrom, trackingUrlTemplate: config.trackingUrlTemplate },
+        render: {
+          from: config.emailFrom,
+          trackingUrlTemplate: config.trackingUrlTemplate,
+          trackingSecret: config.trackingSecret,
+        },
         log,
         ...(overrides.sleep ? { sleep: overrides.sleep } : {}),
       };

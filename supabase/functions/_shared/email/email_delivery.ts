@@ -15,7 +15,10 @@ export type SendClaimedEmails = (emails: OutboxEmail[]) => Promise<void>;
 
 /** Builds the sender; `mailer` replaces the default (Resend) mailer, e.g. with the local file mailer. */
 export function claimedEmailSender(
-  config: Pick<Config, "resend" | "emailFrom" | "trackingUrlTemplate" | "databaseTimeoutMs">,
+  config: Pick<
+    Config,
+    "resend" | "emailFrom" | "trackingUrlTemplate" | "trackingSecret" | "databaseTimeoutMs"
+  >,
   client: DatabaseClient,
   options: { mailer?: () => Promise<Mailer>; log: Logger },
 ): SendClaimedEmails {
@@ -41,7 +44,11 @@ export function claimedEmailSender(
     await sendOrderEmails(emails, {
       mailer: await loadMailer(),
       outbox: await loadOutbox(),
-      render: { from: config.emailFrom, trackingUrlTemplate: config.trackingUrlTemplate },
+      render: {
+        from: config.emailFrom,
+        trackingUrlTemplate: config.trackingUrlTemplate,
+        trackingSecret: config.trackingSecret,
+      },
       sleep: (ms: number) => new Promise((resolve) => setTimeout(resolve, ms)),
       log: options.log,
     });

@@ -86,15 +86,19 @@ export function safeHttpUrl(value: string | null | undefined): string | null {
 }
 
 /**
- * The order's tracking link: `template` with `{orderId}` and `{orderNumber}` replaced by their
- * URL-encoded values; null when the result is no http(s) URL.
+ * The order's tracking link: `template` with `{orderId}`, `{orderNumber}` and `{token}` (the order's
+ * tracking token, computed by the caller) replaced by their URL-encoded values; null when the result is no
+ * http(s) URL, or when the template asks for a token and none was given (a link that could only fail).
  */
 export function fillTrackingUrl(
   template: string,
   order: { orderId: string; orderNumber: string },
+  token?: string,
 ): string | null {
+  if (template.includes("{token}") && !token) return null;
   const filled = template
     .replaceAll("{orderId}", encodeURIComponent(order.orderId))
-    .replaceAll("{orderNumber}", encodeURIComponent(order.orderNumber));
+    .replaceAll("{orderNumber}", encodeURIComponent(order.orderNumber))
+    .replaceAll("{token}", encodeURIComponent(token ?? ""));
   return safeHttpUrl(filled);
 }

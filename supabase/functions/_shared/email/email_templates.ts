@@ -28,12 +28,17 @@ export interface EmailMessage {
   text: string;
 }
 
-/** What the templates need besides the row: the sender address and the tracking link template. */
+/** What the templates need besides the row: the sender address, the tracking link template and token. */
 export interface RenderOptions {
   /** `From`, e.g. `Chai & Co. <orders@example.com>`. */
   from: string;
-  /** The tracking page, with `{orderId}` and/or `{orderNumber}` placeholders. */
+  /** The tracking page, with `{orderId}`, `{orderNumber}` and `{token}` placeholders. */
   trackingUrlTemplate: string;
+  /**
+   * The order's tracking token for `{token}` (`orderTrackingToken`), computed by the sender: the templates
+   * stay pure. Without it a template that asks for `{token}` renders no tracking link.
+   */
+  trackingToken?: string;
 }
 
 /** Renders the buyer confirmation or the seller alert of one outbox row. */
@@ -58,7 +63,7 @@ interface _Content {
 }
 
 function _buyerEmail(order: OrderEmailData, options: RenderOptions): _Content {
-  const tracking = fillTrackingUrl(options.trackingUrlTemplate, order);
+  const tracking = fillTrackingUrl(options.trackingUrlTemplate, order, options.trackingToken);
   const payment = describePayment(order, "buyer");
   const html = [
     h1("Thank you for your order"),

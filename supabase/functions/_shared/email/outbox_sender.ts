@@ -17,12 +17,22 @@ import {
   withRetry,
 } from "./send_retry.ts";
 import type { EmailResult, OutboxEmail } from "./order_email.ts";
+import { orderTrackingToken } from "../orders/tracking_token.ts";
+
+/**
+ * What a sender renders e-mails with: the templates' options, and the secret it computes each order's
+ * tracking token with (`{token}` in the tracking link), since the templates do no cryptography.
+ */
+export interface EmailRenderConfig extends Omit<RenderOptions, "trackingToken"> {
+  /** ORDER_TRACKING_SECRET. */
+  trackingSecret: string;
+}
 
 /** What the senders need; `sleep` and `log` are injectable so tests neither wait nor print. */
 export interface OutboxSenderDeps {
   mailer: Mailer;
   outbox: EmailOutbox;
-  render: RenderOptions;
+  render: EmailRenderConfig;
   sleep?: (ms: number) => Promise<void>;
   /** One event per call, written as one JSON line; never given an address, phone or key. */
   log?: (event: Record<string, unknown>) => void;
@@ -50,7 +60,7 @@ export interface SendSummary {
 export async function sendOrderEmails(emails: OutboxEmail[], deps: OutboxSenderDeps): Promise<SendSummary> {
   const ctx = _context(deps);
   const outcomes = await Promise.all(emails.map(async (email) => {
-    const message = _render(email, deps.render);
+    const message = await _render(email, deps.render);
     if ("error" in message) return { email, result: message.error, attempts: 1 };
     const key = orderEmailIdempotencyKey(email);
     return { email, ...await withRetry(() => deps.mailer.send(message, key), ctx) };
@@ -124,7 +134,7 @@ async function _sendRound(
   // one at a time, each under its own key: the provider may already hold a row whose earlier send went
   // unanswered, and only that row's key lets it drop the copy (a batch carries one key for all its rows)
   for (const email of rows) {
-    const message = _render(email, deps.render);
+    const message = await _render(email, deps.render);
     const outcome: SendOutcome = "error" in message
       ? { result: message.error, attempts: 1 }
       : await withRetry(() => deps.mailer.send(message, orderEmailIdempotencyKey(email)), ctx);
@@ -133,9 +143,16 @@ async function _sendRound(
   return results;
 }
 
-function _render(email: OutboxEmail, options: RenderOptions): EmailMessage | { error: SendResult } {
+async function _render(
+  email: OutboxEmail,
+  config: EmailRenderConfig,
+): Promise<EmailMessage | { error: SendResult }> {
   try {
-    return renderOutboxEmail(email, options);
+    const { trackingSecret, ...options } = config;
+    const trackingToken = options.trackingUrlTemplate.includes("{token}")
+      ? await orderTrackingToken(trackingSecret, email.orderId)
+      : undefined;
+    return renderOutboxEmail(email, { ...options, trackingToken });
   } catch (error) {
     return { error: { ok: false, error: `render failed: ${_describe(error)}`, retryable: false } };
   }

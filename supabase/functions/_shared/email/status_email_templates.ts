@@ -30,7 +30,7 @@ interface _Content {
 export function renderStatusEmail(email: StatusOutboxEmail, options: RenderOptions): EmailMessage {
   const order = email.payload;
   const content = _CONTENT[order.status](order);
-  const tracking = fillTrackingUrl(options.trackingUrlTemplate, order);
+  const tracking = fillTrackingUrl(options.trackingUrlTemplate, order, options.trackingToken);
   const footer = sentence(`Questions about your order? Reply to this e-mail to reach ${order.store.name}`);
   const sections: _Section[] = [
     ...content.sections,

@@ -17,6 +17,7 @@ export const SQLSTATE_ERROR_CODES: Readonly<Record<string, ErrorCode>> = {
   OCT01: "INVALID_TRANSITION",
   OCI22: "IDEMPOTENCY_KEY_REUSED",
   OCR29: "RATE_LIMITED",
+  OCQ09: "OUT_OF_STOCK",
 };
 
 const MESSAGES: Partial<Record<ErrorCode, string>> = {
@@ -32,6 +33,7 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
     "The order's lifecycle does not allow this move; details.allowed lists the moves it does",
   IDEMPOTENCY_KEY_REUSED: "This Idempotency-Key was used with a different request body",
   RATE_LIMITED: "Too many orders; retry later",
+  OUT_OF_STOCK: "Not enough stock is left for an item",
 };
 
 /** A database error as PostgREST reports it. */
@@ -71,7 +73,8 @@ function _details(sqlstate: string, code: ErrorCode, details: unknown): unknown 
         : undefined;
     }
     default:
-      return code === "PRICE_MISMATCH" || code === "VARIANT_REQUIRED" || code.endsWith("NOT_FOUND")
+      return code === "PRICE_MISMATCH" || code === "VARIANT_REQUIRED" || code === "OUT_OF_STOCK" ||
+          code.endsWith("NOT_FOUND")
         ? details
         : undefined;
   }

@@ -12,6 +12,8 @@ export interface CreateOrderPayload {
   gatewayMethod: "card" | "upi" | "wallet" | null;
   paymentProofUrl: string | null;
   clientIp: string | null;
+  /** The signed-in buyer's user id (a verified JWT's `sub`), or null for a guest order. */
+  buyerUserId: string | null;
   items: { productId: string; variantId: string | null; quantity: number; unitPriceMinor: number }[];
   totalMinor: number;
   feeMinor: number;

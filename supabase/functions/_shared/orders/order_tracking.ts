@@ -1,0 +1,42 @@
+/**
+ * The tracking port: what a guest buyer's tracking link shows of an order, read in one call
+ * (`order_tracking` in SQL). No e-mail, phone, address or payment proof: whoever holds a link sees only
+ * what the order is and where it stands.
+ */
+
+/** One status the order took, and when. Notes and who moved it are the seller's, not shown. */
+export interface TrackedStatus {
+  status: string;
+  at: string;
+}
+
+/** One item as sold. Amounts in the store's currency, as the create-order response gives them. */
+export interface TrackedItem {
+  productName: string;
+  variantName: string | null;
+  quantity: number;
+  unitPrice: number;
+  lineTotal: number;
+}
+
+/** What the tracking page shows of an order. */
+export interface TrackedOrder {
+  orderId: string;
+  orderNumber: string;
+  status: string;
+  createdAt: string;
+  storeName: string;
+  currency: string;
+  paymentMethod: "upi_direct" | "gateway";
+  items: TrackedItem[];
+  totalAmount: number;
+  checkoutFee: number;
+  finalAmount: number;
+  /** Every status the order took, oldest first. */
+  history: TrackedStatus[];
+}
+
+/** Reads an order for its tracking page; null when there is none. Throws INTERNAL_ERROR on an outage. */
+export interface OrderTracking {
+  trackOrder(orderId: string): Promise<TrackedOrder | null>;
+}
