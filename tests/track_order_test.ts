@@ -36,6 +36,7 @@ function trackedOrder(orderId: string): TrackedOrder {
     checkoutFee: 17.45,
     finalAmount: 715.45,
     history: [{ status: "payment_pending", at: "2026-11-23T10:00:00+00:00" }],
+    shipment: null,
   };
 }
 
@@ -151,6 +152,7 @@ for (const { name, db } of await testDatabases()) {
         "checkoutFee",
         "finalAmount",
         "history",
+        "shipment",
       ]);
       assert.deepEqual({
         ...answer,
@@ -179,6 +181,7 @@ for (const { name, db } of await testDatabases()) {
         checkoutFee: 0,
         finalAmount: 997,
         history: ["payment_pending"],
+        shipment: null,
       });
       for (
         const secret of [

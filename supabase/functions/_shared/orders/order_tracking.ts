@@ -19,6 +19,13 @@ export interface TrackedItem {
   lineTotal: number;
 }
 
+/** The parcel, as the seller gave it with the move to `shipped`; each part may be missing. */
+export interface TrackedShipment {
+  carrier: string | null;
+  trackingNumber: string | null;
+  trackingUrl: string | null;
+}
+
 /** What the tracking page shows of an order. */
 export interface TrackedOrder {
   orderId: string;
@@ -34,6 +41,8 @@ export interface TrackedOrder {
   finalAmount: number;
   /** Every status the order took, oldest first. */
   history: TrackedStatus[];
+  /** Null until the order has shipped. */
+  shipment: TrackedShipment | null;
 }
 
 /** Reads an order for its tracking page; null when there is none. Throws INTERNAL_ERROR on an outage. */

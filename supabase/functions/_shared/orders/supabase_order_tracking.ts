@@ -48,5 +48,12 @@ function _trackedOrder(data: unknown): TrackedOrder {
     checkoutFee: o.checkoutFee,
     finalAmount: o.finalAmount,
     history: o.history.map((h) => ({ status: h.status, at: h.at })),
+    shipment: o.shipment
+      ? {
+        carrier: o.shipment.carrier,
+        trackingNumber: o.shipment.trackingNumber,
+        trackingUrl: o.shipment.trackingUrl,
+      }
+      : null,
   };
 }
