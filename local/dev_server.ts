@@ -8,10 +8,11 @@ import { openPglite, openPostgres } from "./open_database.ts";
 import { loadOrCreateSigningKey } from "./auth_keys.ts";
 import { startLocalStack } from "./stack.ts";
 import { SEED_EXAMPLE_ORDER } from "./example_order.ts";
+import { describeRateLimits, withDevRateLimits } from "./dev_rate_limits.ts";
 import { DataDirInUseError } from "./data_dir_lock.ts";
 import type { SqlDatabase } from "./sql_database.ts";
 
-const env = Deno.env.toObject();
+const env = withDevRateLimits(Deno.env.toObject());
 const port = Number(env.PORT ?? 54321);
 const db = env.DATABASE_URL ? openPostgres(env.DATABASE_URL, 8) : await _openLocalPglite();
 const mailer = env.RESEND_API_KEY
@@ -27,6 +28,7 @@ const webhookSecret = env.RAZORPAY_WEBHOOK_SECRET ? "RAZORPAY_WEBHOOK_SECRET" : 
 console.log(`create-order local stack
   database:  ${db.kind === "postgres" ? "PostgreSQL at DATABASE_URL" : "PGlite in .local/db/"}
   e-mail:    ${env.RESEND_API_KEY ? "Resend" : "files in .local/outbox/"}
+  limits:    ${describeRateLimits(env)}
   function:  ${stack.url}/functions/v1/create-order
   moves:     ${stack.url}/functions/v1/update-order-status (service key)
   webhook:   ${stack.url}/functions/v1/payment-webhook (signed with ${webhookSecret})
