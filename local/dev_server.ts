@@ -9,12 +9,20 @@ import { loadOrCreateSigningKey } from "./auth_keys.ts";
 import { startLocalStack } from "./stack.ts";
 import { SEED_EXAMPLE_ORDER } from "./example_order.ts";
 import { describeRateLimits, withDevRateLimits } from "./dev_rate_limits.ts";
+import { readMigrations } from "./migrate.ts";
+import { describeMissingMigrations, missingMigrations } from "./migration_status.ts";
 import { DataDirInUseError } from "./data_dir_lock.ts";
 import type { SqlDatabase } from "./sql_database.ts";
 
 const env = withDevRateLimits(Deno.env.toObject());
 const port = Number(env.PORT ?? 54321);
 const db = env.DATABASE_URL ? openPostgres(env.DATABASE_URL, 8) : await _openLocalPglite();
+const missing = await missingMigrations(db);
+if (missing.length > 0) {
+  console.error(describeMissingMigrations(missing, (await readMigrations()).length, db.kind));
+  await db.close();
+  Deno.exit(2);
+}
 const mailer = env.RESEND_API_KEY
   ? undefined
   : async (): Promise<Mailer> =>
