@@ -46,8 +46,7 @@ async function postRepeatedly(
 }
 
 Deno.test({
-  name:
-    "[pglite] POST create-order under the deployed defaults refuses the dev curl's 11th order",
+  name: "[pglite] POST create-order under the deployed defaults refuses the dev curl's 11th order",
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
