@@ -7,7 +7,7 @@
 
 /** Thrown when another process holds the data directory. */
 export class DataDirInUseError extends Error {
-  /** Who holds it, as the holder wrote it ("deno task dev (pid 4242)"), or "another process". */
+  /** Who holds it, as the holder wrote it ("the dev task (pid 4242)"), or "another process". */
   readonly holder: string;
 
   constructor(dataDir: string, holder: string) {
@@ -24,7 +24,7 @@ export interface DataDirLock {
 
 /**
  * Takes the lock of `dataDir` for this process, or throws {@linkcode DataDirInUseError} naming the holder.
- * `holder` describes this process to the next one that tries ("deno task dev").
+ * `holder` describes this process to the next one that tries ("the dev task").
  */
 export async function lockDataDir(dataDir: string, holder: string): Promise<DataDirLock> {
   const path = `${dataDir.replace(/\/+$/, "")}.lock`;

@@ -65,7 +65,7 @@ Deno.addSignalListener("SIGINT", async () => {
 /** .local/db/, or a sentence and exit 2 when another process holds it. */
 async function _openLocalPglite(): Promise<SqlDatabase> {
   try {
-    return await openPglite(".local/db", "deno task dev");
+    return await openPglite(".local/db", "the dev task");
   } catch (error) {
     if (!(error instanceof DataDirInUseError)) throw error;
     console.error(`dev: ${error.message}. Stop it first, or give this one PostgreSQL (DATABASE_URL=…).`);

@@ -12,7 +12,7 @@ const limit = Number(Deno.args[0] ?? 5);
 const url = Deno.env.get("DATABASE_URL");
 let db: SqlDatabase;
 try {
-  db = url ? openPostgres(url, 1) : await openPglite(".local/db", "deno task orders");
+  db = url ? openPostgres(url, 1) : await openPglite(".local/db", "the orders task");
 } catch (error) {
   if (!(error instanceof DataDirInUseError)) throw error;
   console.error(

@@ -5,16 +5,16 @@ import { DataDirInUseError, lockDataDir } from "../local/data_dir_lock.ts";
 Deno.test("lockDataDir() refuses a second holder, naming the first, until the first releases it", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    const first = await lockDataDir(`${dir}/db`, "deno task dev");
+    const first = await lockDataDir(`${dir}/db`, "the dev task");
     await assert.rejects(
-      lockDataDir(`${dir}/db`, "deno task orders"),
+      lockDataDir(`${dir}/db`, "the orders task"),
       (error: unknown) =>
-        error instanceof DataDirInUseError && error.holder === `deno task dev (pid ${Deno.pid})` &&
+        error instanceof DataDirInUseError && error.holder === `the dev task (pid ${Deno.pid})` &&
         error.message ===
-          `${dir}/db/ is open in deno task dev (pid ${Deno.pid}): PGlite serves one process at a time`,
+          `${dir}/db/ is open in the dev task (pid ${Deno.pid}): PGlite serves one process at a time`,
     );
     first.release();
-    (await lockDataDir(`${dir}/db`, "deno task orders")).release();
+    (await lockDataDir(`${dir}/db`, "the orders task")).release();
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

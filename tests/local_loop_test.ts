@@ -79,7 +79,7 @@ Deno.test({
           assert.equal(refused.code, 2);
           assert.equal(
             refused.stderr.trim(),
-            `orders: .local/db/ is open in deno task dev (pid ${dev.pid}): PGlite serves one process at a time. ` +
+            `orders: .local/db/ is open in the dev task (pid ${dev.pid}): PGlite serves one process at a time. ` +
               "Stop it (Ctrl-C in its terminal) and run this again; to read orders while the stack runs, run both " +
               "over PostgreSQL (DATABASE_URL=… for each).",
           );
