@@ -1,6 +1,10 @@
-/** `deno task db:reset`: roles, migrations and seed applied to DATABASE_URL, dropping what was there. */
+/**
+ * `deno task db:reset [--yes]`: roles, migrations and seed applied to DATABASE_URL, dropping its public
+ * schema first. Without `--yes` only a database that cannot lose anything (see reset_consent.ts).
+ */
 import { resetDatabase } from "./migrate.ts";
 import { openPostgres } from "./open_database.ts";
+import { inspectResetTarget, resetRefusal } from "./reset_consent.ts";
 
 const url = Deno.env.get("DATABASE_URL");
 if (!url) {
@@ -9,11 +13,22 @@ if (!url) {
   );
   Deno.exit(2);
 }
+const unknown = Deno.args.filter((arg) => arg !== "--yes");
+if (unknown.length > 0) {
+  console.error(`db:reset: unknown argument ${unknown[0]}: the only one is --yes`);
+  Deno.exit(2);
+}
 const name = new URL(url).pathname.slice(1) || "the database";
 const db = openPostgres(url, 1);
 try {
-  await resetDatabase(db, { dropExisting: true });
-  console.log(`db:reset: migrations and seed applied to ${name}`);
+  const refusal = resetRefusal(await inspectResetTarget(db, new URL(url)), Deno.args.includes("--yes"));
+  if (refusal) {
+    console.error(refusal);
+    Deno.exitCode = 2;
+  } else {
+    await resetDatabase(db, { dropExisting: true });
+    console.log(`db:reset: migrations and seed applied to ${name}`);
+  }
 } catch (error) {
   // 3D000: the server answered, but has no database of that name
   if ((error as { code?: string }).code !== "3D000") throw error;

@@ -7,12 +7,22 @@ import type { Mailer } from "../supabase/functions/_shared/email/mailer.ts";
 import { openPglite, openPostgres } from "./open_database.ts";
 import { loadOrCreateSigningKey } from "./auth_keys.ts";
 import { startLocalStack } from "./stack.ts";
+import { SEED_EXAMPLE_ORDER } from "./example_order.ts";
+import { describeRateLimits, withDevRateLimits } from "./dev_rate_limits.ts";
+import { readMigrations } from "./migrate.ts";
+import { describeMissingMigrations, missingMigrations } from "./migration_status.ts";
+import { DataDirInUseError } from "./data_dir_lock.ts";
+import type { SqlDatabase } from "./sql_database.ts";
 
-const env = Deno.env.toObject();
+const env = withDevRateLimits(Deno.env.toObject());
 const port = Number(env.PORT ?? 54321);
-const db = env.DATABASE_URL ? openPostgres(env.DATABASE_URL, 8) : await openPglite(".local/db");
-// deno task orders reads .local/db/ only while no server holds it: PGlite serves one process at a time
-if (!env.DATABASE_URL) await Deno.writeTextFile(".local/db.pid", String(Deno.pid));
+const db = env.DATABASE_URL ? openPostgres(env.DATABASE_URL, 8) : await _openLocalPglite();
+const missing = await missingMigrations(db);
+if (missing.length > 0) {
+  console.error(describeMissingMigrations(missing, (await readMigrations()).length, db.kind));
+  await db.close();
+  Deno.exit(2);
+}
 const mailer = env.RESEND_API_KEY
   ? undefined
   : async (): Promise<Mailer> =>
@@ -22,35 +32,11 @@ const mailer = env.RESEND_API_KEY
 const signingKey = await loadOrCreateSigningKey();
 const stack = await startLocalStack({ db, port, hostname: "127.0.0.1", env, mailer, signingKey });
 
-const example = {
-  storeId: "11111111-1111-4111-8111-111111111111",
-  buyerEmail: "asha@example.com",
-  buyerName: "Asha Rao",
-  buyerPhone: "+91 98765 43210",
-  shippingAddress: {
-    line1: "12 MG Road",
-    city: "Pune",
-    state: "Maharashtra",
-    postalCode: "411001",
-    country: "IN",
-  },
-  items: [
-    { productId: "aaaaaaaa-0001-4000-8000-000000000001", quantity: 2, price: 349 },
-    {
-      productId: "aaaaaaaa-0003-4000-8000-000000000003",
-      variantId: "bbbbbbbb-0002-4000-8000-000000000002",
-      quantity: 1,
-      price: 299,
-    },
-  ],
-  paymentMethod: "gateway",
-  gatewayMethod: "upi",
-};
-
 const webhookSecret = env.RAZORPAY_WEBHOOK_SECRET ? "RAZORPAY_WEBHOOK_SECRET" : stack.razorpayWebhookSecret;
 console.log(`create-order local stack
   database:  ${db.kind === "postgres" ? "PostgreSQL at DATABASE_URL" : "PGlite in .local/db/"}
   e-mail:    ${env.RESEND_API_KEY ? "Resend" : "files in .local/outbox/"}
+  limits:    ${describeRateLimits(env)}
   function:  ${stack.url}/functions/v1/create-order
   moves:     ${stack.url}/functions/v1/update-order-status (service key)
   webhook:   ${stack.url}/functions/v1/payment-webhook (signed with ${webhookSecret})
@@ -67,7 +53,7 @@ Try it:
 curl -i ${stack.url}/functions/v1/create-order \\
   -H 'Authorization: Bearer ${stack.anonKey}' \\
   -H 'Content-Type: application/json' \\
-  -d '${JSON.stringify(example)}'
+  -d '${JSON.stringify(SEED_EXAMPLE_ORDER)}'
 `);
 
 Deno.addSignalListener("SIGINT", async () => {
@@ -75,3 +61,14 @@ Deno.addSignalListener("SIGINT", async () => {
   await db.close();
   Deno.exit(0);
 });
+
+/** .local/db/, or a sentence and exit 2 when another process holds it. */
+async function _openLocalPglite(): Promise<SqlDatabase> {
+  try {
+    return await openPglite(".local/db", "the dev task");
+  } catch (error) {
+    if (!(error instanceof DataDirInUseError)) throw error;
+    console.error(`dev: ${error.message}. Stop it first, or give this one PostgreSQL (DATABASE_URL=…).`);
+    Deno.exit(2);
+  }
+}

@@ -80,6 +80,45 @@ create schema public;
 grant usage on schema public to public;
 `;
 
+/**
+ * Where Supabase's CLI records the migrations it applied (`supabase db reset`, `supabase migration up`),
+ * in its own shape: a migration's version is its file's timestamp prefix. Recorded here too, in each
+ * migration's own transaction, so `deno task dev` can tell a database that lacks some (see
+ * migration_status.ts) whoever migrated it. No API role is granted anything on it.
+ */
+const MIGRATION_RECORD_SQL = `
+create schema if not exists supabase_migrations;
+create table if not exists supabase_migrations.schema_migrations (version text not null primary key);
+alter table supabase_migrations.schema_migrations add column if not exists statements text[];
+alter table supabase_migrations.schema_migrations add column if not exists name text;
+`;
+
+/** With the public schema dropped, no migration is applied any more. */
+const FORGET_MIGRATIONS_SQL = `
+do $$
+begin
+  if to_regclass('supabase_migrations.schema_migrations') is not null then
+    delete from supabase_migrations.schema_migrations;
+  end if;
+end
+$$;
+`;
+
+/** A migration file's version (its timestamp prefix) and name, as Supabase's CLI splits them. */
+export function migrationVersion(fileName: string): { version: string; name: string } {
+  const match = /^(\d+)_(.+)\.sql$/.exec(fileName);
+  if (!match) throw new Error(`a migration file is named <timestamp>_<name>.sql: got ${fileName}`);
+  return { version: match[1], name: match[2] };
+}
+
+function _recordMigrationSql(fileName: string): string {
+  const { version, name } = migrationVersion(fileName);
+  const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
+  return `insert into supabase_migrations.schema_migrations (version, name) values (${literal(version)}, ${
+    literal(name)
+  }) on conflict (version) do nothing;`;
+}
+
 /** The migration files, in the order Supabase applies them (by their timestamp prefix). */
 export async function readMigrations(): Promise<{ name: string; sql: string }[]> {
   const dir = new URL("migrations/", SUPABASE_DIR);
@@ -113,11 +152,13 @@ export interface ResetOptions {
  * transaction.
  */
 export async function resetDatabase(db: SqlDatabase, options: ResetOptions = {}): Promise<void> {
-  if (options.dropExisting) await db.exec(DROP_PUBLIC_SQL);
-  await db.exec(SUPABASE_ROLES_SQL + _DEFAULT_PRIVILEGES_SQL[options.defaultPrivileges ?? "none"]);
+  if (options.dropExisting) await db.exec(DROP_PUBLIC_SQL + FORGET_MIGRATIONS_SQL);
+  await db.exec(
+    SUPABASE_ROLES_SQL + _DEFAULT_PRIVILEGES_SQL[options.defaultPrivileges ?? "none"] + MIGRATION_RECORD_SQL,
+  );
   for (const migration of await readMigrations()) {
     try {
-      await db.execTransaction(migration.sql);
+      await db.execTransaction(`${migration.sql}\n;${_recordMigrationSql(migration.name)}`);
     } catch (error) {
       throw new Error(`migration ${migration.name} failed: ${(error as Error).message}`, { cause: error });
     }

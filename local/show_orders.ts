@@ -1,32 +1,26 @@
 /**
  * `deno task orders`: the latest orders with their items and e-mail states, then any dead e-mails, read
- * straight from the local database (DATABASE_URL, else .local/db/). PGlite serves one process at a time,
- * so over PGlite it waits for `deno task dev` to be stopped.
+ * straight from the local stack's database: DATABASE_URL, else the PGlite in .local/db/. PGlite serves one
+ * process at a time: while `deno task dev` holds .local/db/, this says so and exits 2.
  */
+import { DataDirInUseError } from "./data_dir_lock.ts";
 import { openPglite, openPostgres } from "./open_database.ts";
 import { deadEmails, latestOrders } from "./order_report.ts";
+import type { SqlDatabase } from "./sql_database.ts";
 
-const LOCK = ".local/db.pid";
 const limit = Number(Deno.args[0] ?? 5);
-
-/** Whether a `deno task dev` process holds .local/db/ (it writes its pid to .local/db.pid). */
-async function devServerRunning(): Promise<boolean> {
-  try {
-    const pid = Number(await Deno.readTextFile(LOCK));
-    return Number.isInteger(pid) && (await Deno.stat(`/proc/${pid}`).then(() => true, () => false));
-  } catch {
-    return false;
-  }
-}
-
 const url = Deno.env.get("DATABASE_URL");
-if (!url && await devServerRunning()) {
+let db: SqlDatabase;
+try {
+  db = url ? openPostgres(url, 1) : await openPglite(".local/db", "the orders task");
+} catch (error) {
+  if (!(error instanceof DataDirInUseError)) throw error;
   console.error(
-    "deno task dev is running on .local/db/: stop it (Ctrl-C) first, PGlite serves one process at a time",
+    `orders: ${error.message}. Stop it (Ctrl-C in its terminal) and run this again; ` +
+      "to read orders while the stack runs, run both over PostgreSQL (DATABASE_URL=… for each).",
   );
-  Deno.exit(1);
+  Deno.exit(2);
 }
-const db = url ? openPostgres(url, 1) : await openPglite(".local/db");
 try {
   console.table(await latestOrders(db, limit));
   const dead = await deadEmails(db, 50);

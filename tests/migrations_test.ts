@@ -10,6 +10,7 @@ import {
   postgresReachable,
   sharedPostgres,
 } from "./support/databases.ts";
+import { TEST_DATABASE_PREFIX } from "../local/reset_consent.ts";
 import { ORDER_STATUSES } from "./support/lifecycle.ts";
 import { apiRolePrivileges } from "./support/privileges.ts";
 
@@ -71,7 +72,7 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    const name = `create_order_reset_${crypto.randomUUID().slice(0, 8)}`;
+    const name = `${TEST_DATABASE_PREFIX}${Date.now()}_${crypto.randomUUID().slice(0, 8)}`;
     const admin = openPostgres(POSTGRES_SERVER_URL, 1);
     await admin.exec(`create database ${name}`);
     const url = new URL(POSTGRES_SERVER_URL);

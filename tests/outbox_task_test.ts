@@ -8,6 +8,7 @@ import { startFakeResend } from "./support/fake_resend.ts";
 import { orderEmailData, outboxEmail } from "./support/order_emails.ts";
 import { createOrderWithEmails, outboxRows, serveOutbox } from "./support/outbox_orders.ts";
 import { fakeSleep } from "./support/recording_outbox.ts";
+import { recordingMailer, startTestStack } from "./support/local_stack.ts";
 
 Deno.test({
   name: "[pglite] runOutboxTask() sends an order's e-mails exactly once after its sender died before sending",
@@ -117,6 +118,36 @@ Deno.test("outboxTaskEnv() drains the local stack with its demo key when SUPABAS
   });
   const remote = { SUPABASE_URL: "https://abc.supabase.co", SUPABASE_SERVICE_ROLE_KEY: "k" };
   assert.deepEqual(outboxTaskEnv(remote), remote);
+});
+
+Deno.test({
+  name:
+    "[pglite] runOutboxTask() without SUPABASE_URL or a key drains the local stack on PORT with its demo service key",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const db = await sharedPglite();
+    const stack = await startTestStack({ db });
+    try {
+      const emails = await createOrderWithEmails(db);
+      const mailer = recordingMailer();
+      const port = new URL(stack.url).port;
+      const report = await runOutboxTask(["--min-age=0", "--stale-after=0"], { PORT: port }, {
+        mailer,
+        log: () => {},
+        print: () => {},
+        sleep: fakeSleep().sleep,
+      });
+      assert.equal(report.emails.failed, 0);
+      const keys = mailer.sent.map((sent) => sent.idempotencyKey);
+      assert.deepEqual(
+        emails.map((e) => keys.filter((key) => key === `order/${e.orderId}/${e.kind}`).length),
+        [1, 1],
+      );
+    } finally {
+      await stack.close();
+    }
+  },
 });
 
 // pins a past bug: without RESEND_API_KEY the task wrote a remote project's e-mails to local files and

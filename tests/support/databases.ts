@@ -7,6 +7,7 @@
  */
 import { type DefaultPrivileges, resetDatabase } from "../../local/migrate.ts";
 import { openPglite, openPostgres } from "../../local/open_database.ts";
+import { TEST_DATABASE_PREFIX } from "../../local/reset_consent.ts";
 import type { SqlDatabase } from "../../local/sql_database.ts";
 
 /** Where the suite looks for PostgreSQL; TEST_DATABASE_URL overrides (a server, not a database). */
@@ -62,7 +63,7 @@ async function _newPostgresDatabase(
   poolSize: number,
   defaultPrivileges: DefaultPrivileges,
 ): Promise<{ db: SqlDatabase; url: string }> {
-  const name = `create_order_test_${Date.now()}_${crypto.randomUUID().slice(0, 8)}`;
+  const name = `${TEST_DATABASE_PREFIX}${Date.now()}_${crypto.randomUUID().slice(0, 8)}`;
   const admin = openPostgres(POSTGRES_SERVER_URL, 1);
   try {
     await _dropStaleTestDatabases(admin);
