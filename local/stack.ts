@@ -58,6 +58,8 @@ export interface LocalStackOptions {
   legacyKeysDisabled?: boolean;
   /** The key local user tokens are signed with and the key set serves; default: a new one for this stack. */
   signingKey?: LocalSigningKey;
+  /** Sees a copy of every function's answer (the tests check each against openapi.json). */
+  observeFunctionResponse?: (path: string, method: string, response: Response) => void;
 }
 
 /** A running local stack. */
@@ -110,10 +112,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     port: options.port ?? 0,
     hostname: options.hostname ?? "127.0.0.1",
     onListen: () => {},
-  }, (request, info) => {
+  }, async (request, info) => {
     const { pathname } = new URL(request.url);
     const handleFunction = functions.get(pathname);
-    if (handleFunction) return handleFunction(request, info as Deno.ServeHandlerInfo<Deno.NetAddr>);
+    if (handleFunction) {
+      const response = await handleFunction(request, info as Deno.ServeHandlerInfo<Deno.NetAddr>);
+      options.observeFunctionResponse?.(
+        pathname.slice("/functions/v1".length),
+        request.method,
+        response.clone(),
+      );
+      return response;
+    }
     const rpcMatch = /^\/rest\/v1\/rpc\/([^/]+)$/.exec(pathname);
     if (rpcMatch) return rpc(request, rpcMatch[1]);
     const tableMatch = /^\/rest\/v1\/([^/]+)$/.exec(pathname);
