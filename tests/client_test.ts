@@ -266,3 +266,24 @@ test("createOrder() calls an answer that is not the function's JSON UNEXPECTED_R
     await server.shutdown();
   }
 });
+
+// the README's "With supabase-js alone": what the client reads for you
+test("supabase-js alone reports a failure as data null and a FunctionsHttpError whose context is the answer, readable once", async () => {
+  const store = await createTestStore(db);
+  await _withStack({}, async (url, anonKey) => {
+    const body = _body(store, { items: [{ productId: store.products[1].id, quantity: 1, price: 150 }] });
+    const { data, error } = await _supabase(url, anonKey).functions.invoke("create-order", {
+      body,
+      headers: { "Idempotency-Key": crypto.randomUUID() },
+    });
+    assert.equal(data, null);
+    assert.equal(error?.name, "FunctionsHttpError");
+    assert.equal(error.message, "Edge Function returned a non-2xx status code");
+    const answer: Response = error.context;
+    assert.equal(answer.status, 400);
+    assert.match(answer.headers.get("x-request-id") ?? "", UUID);
+    const { error: failure } = await answer.json();
+    assert.equal(failure.code, "PRICE_MISMATCH");
+    await assert.rejects(() => answer.text(), TypeError); // the body was read
+  });
+});
