@@ -2,7 +2,7 @@
  * The local stack: one HTTP server with the functions at /functions/v1/<name> (create-order,
  * update-order-status, payment-webhook, outbox-drain, track-order), the PostgREST stand-in (RPC at
  * /rest/v1/rpc/<fn>, reads at /rest/v1/<table>), the Auth key set at /auth/v1/.well-known/jwks.json and
- * /auth/v1/user, and a tracking page at /track, over one database. The functions are the very handlers
+ * /auth/v1/user, a tracking page at /track and the example checkout at /storefront/, over one database. The functions are the very handlers
  * Supabase runs, and they reach the database and the key set through supabase-js, as they do there.
  */
 import { loadDependencies } from "../supabase/functions/create-order/dependencies.ts";
@@ -22,6 +22,7 @@ import { createAuthRoutes } from "./auth_routes.ts";
 import { createSigningKey, type LocalSigningKey } from "./auth_keys.ts";
 import { createReadRoute } from "./postgrest_read.ts";
 import { createRpcRoute } from "./postgrest_rpc.ts";
+import { storefrontResponse } from "./storefront_routes.ts";
 import { trackingPage } from "./tracking_page.ts";
 import type { SqlDatabase } from "./sql_database.ts";
 
@@ -58,6 +59,8 @@ export interface LocalStackOptions {
   legacyKeysDisabled?: boolean;
   /** The key local user tokens are signed with and the key set serves; default: a new one for this stack. */
   signingKey?: LocalSigningKey;
+  /** Sees a copy of every function's answer (the tests check each against openapi.json). */
+  observeFunctionResponse?: (path: string, method: string, response: Response) => void;
 }
 
 /** A running local stack. */
@@ -110,16 +113,28 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     port: options.port ?? 0,
     hostname: options.hostname ?? "127.0.0.1",
     onListen: () => {},
-  }, (request, info) => {
+  }, async (request, info) => {
     const { pathname } = new URL(request.url);
     const handleFunction = functions.get(pathname);
-    if (handleFunction) return handleFunction(request, info as Deno.ServeHandlerInfo<Deno.NetAddr>);
+    if (handleFunction) {
+      const response = await handleFunction(request, info as Deno.ServeHandlerInfo<Deno.NetAddr>);
+      options.observeFunctionResponse?.(
+        pathname.slice("/functions/v1".length),
+        request.method,
+        response.clone(),
+      );
+      return response;
+    }
     const rpcMatch = /^\/rest\/v1\/rpc\/([^/]+)$/.exec(pathname);
     if (rpcMatch) return rpc(request, rpcMatch[1]);
     const tableMatch = /^\/rest\/v1\/([^/]+)$/.exec(pathname);
     if (tableMatch) return read(request, tableMatch[1]);
     if (pathname.startsWith("/auth/v1/")) return auth(request, pathname.slice("/auth/v1".length));
     if (pathname === "/track" && request.method === "GET") return trackingPage(new URL(request.url).origin);
+    if (pathname.startsWith("/storefront") && request.method === "GET") {
+      const page = await storefrontResponse(pathname, new URL(request.url).origin, anonKey);
+      if (page) return page;
+    }
     if (statsRoute && pathname === "/__stats" && request.method === "GET") {
       return Response.json({ rpcCalls: Object.fromEntries(rpcCalls) });
     }

@@ -1,6 +1,7 @@
 /** Starting the local stack in-process for end-to-end tests, and calling it as a storefront would. */
 import { type LocalStack, type LocalStackOptions, startLocalStack } from "../../local/stack.ts";
 import type { Mailer, SendResult } from "../../supabase/functions/_shared/email/mailer.ts";
+import { responseMismatch } from "./openapi_check.ts";
 
 /** A mailer that records every message and answers success: for tests about orders, not e-mail. */
 export function recordingMailer(): Mailer & {
@@ -16,7 +17,10 @@ export function recordingMailer(): Mailer & {
   };
 }
 
-/** A test stack with a recording mailer and silent logs unless given. */
+/**
+ * A test stack with a recording mailer and silent logs unless given. Every function's answer is checked
+ * against openapi.json: `close()` throws when one did not match what the document says.
+ */
 export async function startTestStack(
   options: LocalStackOptions & { recorder?: ReturnType<typeof recordingMailer> },
 ): Promise<
@@ -26,9 +30,27 @@ export async function startTestStack(
   }
 > {
   const mail = options.recorder ?? recordingMailer();
-  const stack = await startLocalStack({ log: () => {}, mailer: () => Promise.resolve(mail), ...options });
+  const checks: Promise<string | null>[] = [];
+  const stack = await startLocalStack({
+    log: () => {},
+    mailer: () => Promise.resolve(mail),
+    ...options,
+    observeFunctionResponse(path, method, response) {
+      // 499 is only logged: its client is gone, nobody reads it
+      if (response.status !== 499) checks.push(responseMismatch(path, method, response));
+      options.observeFunctionResponse?.(path, method, response);
+    },
+  });
+  const closeStack = stack.close.bind(stack);
   return Object.assign(stack, {
     mail,
+    async close() {
+      await closeStack();
+      const mismatches = (await Promise.all(checks)).filter((problem) => problem !== null);
+      if (mismatches.length > 0) {
+        throw new Error(`answers that openapi.json does not describe:\n${mismatches.join("\n")}`);
+      }
+    },
     post(body: unknown, headers: HeadersInit = {}) {
       return fetch(`${stack.url}/functions/v1/create-order`, {
         method: "POST",

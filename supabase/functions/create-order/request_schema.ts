@@ -33,14 +33,24 @@ function _ruled<T>(field: string, check: (raw: string) => FreeTextResult<T>) {
 }
 
 /** A free-text field under the one text rule (text_rules.ts): stored trimmed and NFC-normalised. */
-const _text = (field: string, max: number) => _ruled(field, (raw) => checkFreeText(raw, max));
+const _text = (field: string, max: number) =>
+  _ruled(field, (raw) => checkFreeText(raw, max)).meta({ description: _textRule(1, max) });
+
+/** The text rule in a sentence, for the API description. */
+function _textRule(min: number, max: number): string {
+  return `${min}–${max} characters once trimmed (NFC); no control or bidi characters, not only invisible ones`;
+}
 
 /** An optional free-text field: absent, null or only spaces is none; anything else follows the text rule. */
 const _optionalText = (field: string, max: number) =>
-  _ruled(field, (raw) => checkOptionalFreeText(raw, max)).nullish().transform((value) => value ?? null);
+  _ruled(field, (raw) => checkOptionalFreeText(raw, max)).nullish().transform((value) => value ?? null)
+    .meta({ description: `optional; absent, null or only spaces is none; else ${_textRule(1, max)}` });
 
 /** An absolute http(s) URL, as the parsed URL's serialisation: no raw CR, LF or space survives. */
-const _httpUrl = (field: string, max: number) => _ruled(field, (raw) => checkHttpUrl(raw, max));
+const _httpUrl = (field: string, max: number) =>
+  _ruled(field, (raw) => checkHttpUrl(raw, max)).meta({
+    description: `an absolute http(s) URL without user name or password, at most ${max} characters`,
+  });
 
 const uuid = (field: string) => z.guid({ error: _expected(field, "a UUID") });
 
@@ -64,7 +74,7 @@ const ShippingAddressSchema = z.strictObject({
       error: (issue) =>
         `country must be an assigned ISO 3166-1 alpha-2 code: got ${JSON.stringify(issue.input)}`,
     },
-  ),
+  ).meta({ description: "an assigned ISO 3166-1 alpha-2 code, any letter case (IN)", examples: ["IN"] }),
 }, { error: _expected("shippingAddress", "an object") });
 
 const ItemSchema = z.strictObject({
@@ -80,6 +90,9 @@ const ItemSchema = z.strictObject({
       `price must be a number from 0 to 9999999999.99 with at most 2 decimals: got ${
         JSON.stringify(issue.input)
       }`,
+  }).meta({
+    description: "the unit price shown to the buyer, a decimal with at most 2 decimals (349.5 for " +
+      "₹349.50); it must equal the catalogue's current price (the variant's, else the product's)",
   }),
 }, { error: "each item must be an object" });
 
@@ -91,7 +104,8 @@ export const CreateOrderRequestSchema = z.strictObject({
       error: `buyerEmail must be at most ${MAX_EMAIL_LENGTH} characters`,
       abort: true,
     })
-    .refine(isEmailAddress, { error: "buyerEmail must be an e-mail address like name@example.com" }),
+    .refine(isEmailAddress, { error: "buyerEmail must be an e-mail address like name@example.com" })
+    .meta({ description: "a dot-atom local part, @, a domain of DNS labels (IDN as xn--)" }),
   buyerName: _text("buyerName", 200),
   buyerPhone: z.string({ error: _expected("buyerPhone", "a string") }).max(40, {
     error: "buyerPhone is too long",
@@ -103,6 +117,9 @@ export const CreateOrderRequestSchema = z.strictObject({
       message: "buyerPhone must be + and the country code (not 0), then 7 to 15 digits in all",
     });
     return z.NEVER;
+  }).meta({
+    description: "+ and 7–15 digits, the first not 0, once spaces, hyphens, dots and parentheses are removed",
+    examples: ["+91 98765 43210"],
   }),
   shippingAddress: ShippingAddressSchema,
   items: z.array(ItemSchema, { error: _expected("items", "a list") })
@@ -113,8 +130,13 @@ export const CreateOrderRequestSchema = z.strictObject({
   }),
   // null is the same as leaving it out
   gatewayMethod: z.enum(["card", "upi", "wallet"], { error: "gatewayMethod must be card, upi or wallet" })
-    .nullish(),
-  paymentProofUrl: _httpUrl("paymentProofUrl", 2048).nullish(),
+    .nullish().meta({
+      description: "only with gateway (default card): the fee's rate, 2.5 % card, 2 % upi or wallet",
+    }),
+  paymentProofUrl: _httpUrl("paymentProofUrl", 2048).nullish().meta({
+    description:
+      "required for upi_direct: where the buyer's transfer can be checked; an absolute http(s) URL",
+  }),
 }, { error: "the body must be a JSON object" })
   .superRefine((order, ctx) => {
     if (order.paymentMethod === "upi_direct" && !order.paymentProofUrl) {

@@ -55,7 +55,8 @@ const _PaymentEntity = z.object({
   notes: _Notes,
 });
 
-const _Event = z.object({
+/** The part of a Razorpay event the adapter reads (zod); every other field is ignored. */
+export const RazorpayEventSchema = z.object({
   event: z.string(),
   payload: z.object({
     payment: z.object({ entity: _PaymentEntity }).optional(),
@@ -85,7 +86,7 @@ export function razorpayEventId(headers: Headers): string {
  * ignored event. A payment event without the documented payment entity is VALIDATION_FAILED.
  */
 export function readRazorpayEvent(body: unknown, eventId: string): RazorpayEvent {
-  const parsed = _Event.safeParse(body);
+  const parsed = RazorpayEventSchema.safeParse(body);
   if (!parsed.success) {
     throw new OrderError("VALIDATION_FAILED", "The webhook body is not a Razorpay event", {
       details: [{ path: "event", message: "a Razorpay event has an event name and a payload" }],

@@ -1,0 +1,61 @@
+/**
+ * The example checkout (examples/storefront/) served by the local stack at /storefront/, with what a page
+ * without a build step needs beside it: `config.js` (the stack's URL, its anon key and the seed store),
+ * supabase-js as an ES module (the pinned package's own browser build, dist/umd/supabase.js, with an export
+ * added) and the client's browser build (client/dist/create_order_client.js). Files are read per request,
+ * so an edit shows on reload.
+ */
+import { createRequire } from "node:module";
+
+/** The seed's open store (supabase/seed.sql), the page's store unless its URL names another. */
+export const SEED_STORE_ID = "11111111-1111-4111-8111-111111111111";
+
+const EXAMPLE = new URL("../examples/storefront/", import.meta.url);
+const CLIENT_BUNDLE = new URL("../client/dist/create_order_client.js", import.meta.url);
+
+const _TYPES: Record<string, string> = {
+  html: "text/html; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  css: "text/css; charset=utf-8",
+};
+
+/** supabase-js's browser build as an ES module: the IIFE defines `var supabase`; the module exports it. */
+async function _supabaseModule(): Promise<string> {
+  // resolved through deno.json's import of @supabase/supabase-js: the very version the functions use
+  const path = createRequire(import.meta.url).resolve("@supabase/supabase-js/dist/umd/supabase.js");
+  const umd = await Deno.readTextFile(path);
+  return `${umd}\nexport const createClient = supabase.createClient;\nexport default supabase;\n`;
+}
+
+function _file(text: string, type: string): Response {
+  return new Response(text, { headers: { "Content-Type": _TYPES[type], "Cache-Control": "no-cache" } });
+}
+
+/** The /storefront/ routes; `origin` is the stack's own URL. Null for a path that is not one of them. */
+export async function storefrontResponse(
+  pathname: string,
+  origin: string,
+  anonKey: string,
+): Promise<Response | null> {
+  switch (pathname) {
+    case "/storefront":
+      return new Response(null, { status: 308, headers: { Location: "/storefront/" } });
+    case "/storefront/":
+      return _file(await Deno.readTextFile(new URL("index.html", EXAMPLE)), "html");
+    case "/storefront/storefront.js":
+      return _file(await Deno.readTextFile(new URL("storefront.js", EXAMPLE)), "js");
+    case "/storefront/storefront.css":
+      return _file(await Deno.readTextFile(new URL("storefront.css", EXAMPLE)), "css");
+    case "/storefront/config.js":
+      return _file(
+        `export default ${JSON.stringify({ supabaseUrl: origin, anonKey, storeId: SEED_STORE_ID })};\n`,
+        "js",
+      );
+    case "/storefront/vendor/supabase-js.js":
+      return _file(await _supabaseModule(), "js");
+    case "/storefront/vendor/create_order_client.js":
+      return _file(await Deno.readTextFile(CLIENT_BUNDLE), "js");
+    default:
+      return null;
+  }
+}

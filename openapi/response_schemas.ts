@@ -1,0 +1,115 @@
+/**
+ * The functions' answers as zod schemas, for the API description only: the handlers build their bodies as
+ * object literals, and the end-to-end tests check every live answer against what these describe
+ * (`tests/support/openapi_check.ts`). Amounts are decimals in the store's currency, as the wire has them.
+ */
+import { z } from "zod";
+import { EMAIL_KINDS } from "../supabase/functions/_shared/email/order_email.ts";
+import { ORDER_STATUSES } from "../supabase/functions/_shared/orders/order_status.ts";
+import { PAYMENT_OUTCOMES } from "../supabase/functions/_shared/payments/payment_confirmation.ts";
+
+/** A UUID as the functions answer it (lower case). */
+export const Uuid = z.guid();
+
+/** `ORD-<year>-<sequence>`, the sequence zero-padded to at least 6 digits. */
+export const OrderNumber = z.string().regex(/^ORD-\d{4}-\d{6,}$/).meta({ examples: ["ORD-2026-000001"] });
+
+/** An order's status. */
+export const OrderStatus = z.enum(ORDER_STATUSES);
+
+/** An amount in the store's currency, at most 2 decimals (rupees and paise for INR). */
+export const Amount = z.number().min(0).meta({
+  description: "A decimal amount in the store's currency with at most 2 decimals, e.g. 1016.94",
+});
+
+/** create-order's 200. */
+export const CreateOrderResponse = z.strictObject({
+  success: z.literal(true),
+  orderId: Uuid,
+  orderNumber: OrderNumber,
+  totalAmount: Amount.meta({ description: "Σ price × quantity, from the catalogue" }),
+  checkoutFee: Amount.meta({ description: "totalAmount × the payment method's rate, rounded half up" }),
+  finalAmount: Amount.meta({ description: "totalAmount + checkoutFee: what the buyer pays" }),
+  status: z.literal("payment_pending"),
+});
+
+/** update-order-status's 200. */
+export const StatusMoveResponse = z.strictObject({
+  success: z.literal(true),
+  orderId: Uuid,
+  orderNumber: OrderNumber,
+  status: OrderStatus,
+  allowed: z.array(OrderStatus).meta({ description: "the moves allowed from the new status" }),
+  changed: z.boolean().meta({ description: "false when the order already had this status (no-op)" }),
+});
+
+/** payment-webhook's 200 for an event that confirms nothing. */
+export const WebhookIgnoredResponse = z.strictObject({
+  received: z.literal(true),
+  ignored: z.string().meta({ description: "why the event changes nothing" }),
+});
+
+/** payment-webhook's 200 for a payment confirmation. */
+export const WebhookConfirmationResponse = z.strictObject({
+  received: z.literal(true),
+  outcome: z.enum(PAYMENT_OUTCOMES),
+  orderId: Uuid.nullable(),
+  orderStatus: OrderStatus.nullable(),
+  refundDue: z.boolean().meta({ description: "the money must go back to the buyer" }),
+  replayed: z.boolean().meta({ description: "this event was received before; the first decision stands" }),
+});
+
+/** track-order's 200: what a guest tracking link shows, never contact data. */
+export const TrackOrderResponse = z.strictObject({
+  success: z.literal(true),
+  orderId: Uuid,
+  orderNumber: OrderNumber,
+  status: OrderStatus,
+  createdAt: z.string(),
+  storeName: z.string(),
+  currency: z.string().regex(/^[A-Z]{3}$/),
+  paymentMethod: z.enum(["upi_direct", "gateway"]),
+  items: z.array(z.strictObject({
+    productName: z.string(),
+    variantName: z.string().nullable(),
+    quantity: z.int().min(1),
+    unitPrice: Amount,
+    lineTotal: Amount,
+  })),
+  totalAmount: Amount,
+  checkoutFee: Amount,
+  finalAmount: Amount,
+  history: z.array(z.strictObject({ status: OrderStatus, at: z.string() })).meta({
+    description: "every status the order took, oldest first",
+  }),
+  shipment: z.strictObject({
+    carrier: z.string().nullable(),
+    trackingNumber: z.string().nullable(),
+    trackingUrl: z.string().nullable(),
+  }).nullable().meta({ description: "null until the order has shipped" }),
+});
+
+const _Count = z.int().min(0);
+
+/** outbox-drain's 200: what one drain run did. No address, no error text. */
+export const DrainResponse = z.strictObject({
+  emails: z.strictObject({
+    claimed: _Count,
+    sent: _Count,
+    failed: _Count,
+    dead: _Count,
+    ignored: _Count,
+  }),
+  deadEmails: z.strictObject({
+    total: _Count,
+    emails: z.array(z.strictObject({
+      id: Uuid,
+      orderId: Uuid,
+      kind: z.enum(EMAIL_KINDS as [string, ...string[]]),
+      failures: _Count,
+      attempts: _Count,
+      lastTriedAt: z.string(),
+    })),
+  }),
+  purged: z.strictObject({ idempotencyKeys: _Count, rateLimitWindows: _Count }).nullable(),
+});
