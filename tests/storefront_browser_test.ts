@@ -3,7 +3,9 @@
  * Chromium, driven by puppeteer-core: it loads the seed's catalogue with supabase-js, builds a cart and
  * places an order through the client; a price changed in the database after the page loaded is shown as
  * the new price and the order goes through at it; a buyer past the per-e-mail limit is told how long to
- * wait. Each outcome is photographed into docs/. Skipped with a notice where Chromium is not installed.
+ * wait. Each outcome is photographed into .local/screenshots/, or into docs/ (the README's pictures) with
+ * UPDATE_SCREENSHOTS=1, so that a run of the suite leaves the checkout unchanged. Skipped with a notice where
+ * Chromium is not installed.
  */
 import assert from "node:assert/strict";
 import puppeteer, { type Page } from "puppeteer-core";
@@ -21,7 +23,9 @@ if (!chromium) {
 const TEA = "aaaaaaaa-0001-4000-8000-000000000001";
 const CHAI = "aaaaaaaa-0002-4000-8000-000000000002";
 const TUMBLER = "aaaaaaaa-0003-4000-8000-000000000003";
-const docs = (name: string) => new URL(`../docs/${name}`, import.meta.url).pathname;
+const SCREENSHOTS = Deno.env.get("UPDATE_SCREENSHOTS") === "1" ? "../docs/" : "../.local/screenshots/";
+const docs = (name: string) => new URL(`${SCREENSHOTS}${name}`, import.meta.url).pathname;
+await Deno.mkdir(new URL(SCREENSHOTS, import.meta.url), { recursive: true });
 
 async function _openCheckout(page: Page, url: string): Promise<void> {
   await page.goto(`${url}/storefront/`);
