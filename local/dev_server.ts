@@ -40,10 +40,10 @@ console.log(`create-order local stack
   function:  ${stack.url}/functions/v1/create-order
   moves:     ${stack.url}/functions/v1/update-order-status (service key)
   webhook:   ${stack.url}/functions/v1/payment-webhook (signed with ${webhookSecret})
-  drain:     ${stack.url}/functions/v1/outbox-drain (service key; deno task outbox runs the same drain)
+  drain:     ${stack.url}/functions/v1/outbox-drain (service key; npx -y deno@2.9.6 task outbox runs the same drain)
   tracking:  ${stack.url}/functions/v1/track-order?order=<orderId>&token=<token> (the page: ${stack.url}/track)
   rest:      ${stack.url}/rest/v1/rpc/<function> and GET ${stack.url}/rest/v1/<table>?select=…&<column>=eq.<value>
-  auth:      ${stack.url}/auth/v1/.well-known/jwks.json (deno task token <e-mail> signs in a local user)
+  auth:      ${stack.url}/auth/v1/.well-known/jwks.json (npx -y deno@2.9.6 task token <e-mail> signs in a local user)
   anon key:          ${stack.anonKey}
   service_role key:  ${stack.serviceKey}${
   env.SUPABASE_PUBLISHABLE_KEYS ? `\n  publishable keys:  ${env.SUPABASE_PUBLISHABLE_KEYS}` : ""

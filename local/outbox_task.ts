@@ -82,7 +82,7 @@ export async function runOutboxTask(
   print(`outbox: claimed ${claimed}, sent ${sent}, failed ${failed}, dead ${dead}, ignored ${ignored}`);
   if (report.deadEmails.total > 0) {
     print(
-      `outbox: ${report.deadEmails.total} dead e-mails, never retried automatically: deno task orders lists them`,
+      `outbox: ${report.deadEmails.total} dead e-mails, never retried automatically: npx -y deno@2.9.6 task orders lists them`,
     );
   }
   print(

@@ -20,7 +20,9 @@ export async function runTokenTask(
   options: { keyPath?: string; issuer?: string } = {},
 ): Promise<{ userId: string; email: string; token: string }> {
   const [who, ...flags] = args;
-  if (!who) throw new Error("usage: deno task token <user-id | e-mail> [--expires-in=<seconds>]");
+  if (!who) {
+    throw new Error("usage: npx -y deno@2.9.6 task token <user-id | e-mail> [--expires-in=<seconds>]");
+  }
   let expiresIn = 3600;
   for (const flag of flags) {
     const match = /^--expires-in=(-?\d+)$/.exec(flag);
