@@ -9,7 +9,12 @@
 import assert from "node:assert/strict";
 import type { SqlDatabase, SqlSession } from "../local/sql_database.ts";
 import { createTestStore, type TestStore } from "./support/catalogue.ts";
-import { callCreateOrder, createOrderPayload, storeRowCounts } from "./support/create_order_payload.ts";
+import {
+  callCreateOrder,
+  createOrderPayload,
+  ONE_ORDER_ROWS,
+  storeRowCounts,
+} from "./support/create_order_payload.ts";
 import { testDatabases } from "./support/databases.ts";
 import { startTestStack } from "./support/local_stack.ts";
 
@@ -241,6 +246,64 @@ for (const { name, db } of await testDatabases()) {
       total_amount: "698.00",
       checkout_fee: "17.45",
       currency: "INR",
+    });
+  });
+
+  test("an order's time, year and items never change after creation, even for the tables' owner", async (t) => {
+    const store = await createTestStore(db);
+    const { response } = await callCreateOrder(db, createOrderPayload(store));
+    const orderId = response.orderId;
+    const cases: [string, (s: SqlSession) => Promise<unknown>, string][] = [
+      [
+        "move when it was made (created_at) to another day",
+        (s) =>
+          s.query("update public.orders set created_at = created_at - interval '1 day' where id = $1", [
+            orderId,
+          ]),
+        "OCM00",
+      ],
+      [
+        "move its year (the number counts in it)",
+        (s) => s.query("update public.orders set order_year = order_year - 1 where id = $1", [orderId]),
+        "OCM00",
+      ],
+      [
+        "insert an order numbered in another year than it was made",
+        (s) =>
+          s.query(
+            `insert into public.orders (${ORDER_COLUMNS})
+             select ${
+              ORDER_COLUMNS.replace("order_year", "order_year - 1")
+            } from public.orders where id = $1`,
+            [orderId],
+          ),
+        "23514",
+      ],
+      [
+        "delete an item of an order that stands",
+        (s) => s.query("delete from public.order_items where order_id = $1", [orderId]),
+        "OCM00",
+      ],
+      [
+        "change when an item was written",
+        (s) => s.query("update public.order_items set created_at = now() where order_id = $1", [orderId]),
+        "OCM00",
+      ],
+    ];
+    for (const [title, work, code] of cases) {
+      await t.step(`${title}: ${code}`, async () => assert.equal(await _attempt(db, OWNER, work), code));
+    }
+    assert.deepEqual(await storeRowCounts(db, store.storeId), ONE_ORDER_ROWS);
+    await t.step("deleting the order itself (its owner only) still takes its items along", async () => {
+      assert.equal(
+        await _attempt(db, OWNER, (s) => s.query("delete from public.orders where id = $1", [orderId])),
+        "ok",
+      );
+      const [left] = await db.query<{ items: number }>(
+        "select count(*)::int as items from public.order_items where order_id = $1",
+        [orderId],
+      );
+      assert.equal(left.items, 0);
     });
   });
 
