@@ -111,7 +111,7 @@ Deno.test({
     }
     const move = (status: string) =>
       db.asRole(
-        "service_role",
+        "postgres", // the tables' owner: no API role updates orders
         (s) => s.query("update public.orders set status = $2 where id = $1", [orderId, status]),
       );
     await move("paid");

@@ -46,9 +46,14 @@ async function confirm(
   return row.result;
 }
 
-async function sqlstate(db: SqlDatabase, sql: string, params: unknown[] = []): Promise<string | null> {
+async function sqlstate(
+  db: SqlDatabase,
+  sql: string,
+  params: unknown[] = [],
+  role = "service_role",
+): Promise<string | null> {
   try {
-    await db.asRole("service_role", (s) => s.query(sql, params));
+    await db.asRole(role, (s) => s.query(sql, params));
     return null;
   } catch (error) {
     return (error as { code?: string }).code ?? "?";
@@ -108,26 +113,23 @@ for (const { name, db } of await testDatabases()) {
     );
   });
 
-  test("payments keep one paid payment per order, and no API role updates, deletes or truncates one", async () => {
+  test("payments keep one paid payment per order, even for their owner, and no API role inserts, updates, deletes or truncates one", async () => {
     const orderId = await newOrderId(db);
     await confirm(db, orderId);
-    assert.equal(
-      await sqlstate(
-        db,
-        `insert into public.payments (provider, provider_event_id, provider_payment_id, order_id, amount, currency, outcome)
-         values ('razorpay', 'evt_forged', 'pay_forged', $1, 715.45, 'INR', 'paid')`,
-        [orderId],
-      ),
-      "23505",
-    );
+    const forged =
+      `insert into public.payments (provider, provider_event_id, provider_payment_id, order_id, amount,
+        currency, outcome)
+      values ('razorpay', 'evt_forged', 'pay_forged', $1, 715.45, 'INR', 'paid')`;
+    assert.equal(await sqlstate(db, forged, [orderId], "postgres"), "23505");
     for (
       const sql of [
+        forged,
         "update public.payments set amount = 0",
         "delete from public.payments",
         "truncate public.payments",
       ]
     ) {
-      assert.equal(await sqlstate(db, sql), "42501", sql);
+      assert.equal(await sqlstate(db, sql, sql === forged ? [orderId] : []), "42501", sql);
     }
   });
 

@@ -1,22 +1,36 @@
 /**
  * The database defends itself against the service role (contract, end of "Database"): whoever holds the
- * service key can call create_order through /rest/v1/rpc and write SQL as service_role, and still cannot
- * store a wrong fee, an order without items, an order from another time, a malformed buyer e-mail or
- * another currency than the store's, nor delete or rewrite an order, its items or its history.
+ * service key can call create_order through /rest/v1/rpc, and still cannot store a wrong fee, an order
+ * without items, an order from another time, a malformed buyer e-mail or another currency than the store's;
+ * as service_role it writes no order, item or history row at all (order_writes_test.ts has every table). The
+ * tables' own rules hold for their owner too, whose plain SQL bypasses the grants: no rewrite of an order's
+ * facts or items, no order that does not add up.
  */
 import assert from "node:assert/strict";
 import type { SqlDatabase, SqlSession } from "../local/sql_database.ts";
 import { createTestStore, type TestStore } from "./support/catalogue.ts";
-import { callCreateOrder, createOrderPayload, storeRowCounts } from "./support/create_order_payload.ts";
+import {
+  callCreateOrder,
+  createOrderPayload,
+  ONE_ORDER_ROWS,
+  storeRowCounts,
+} from "./support/create_order_payload.ts";
 import { testDatabases } from "./support/databases.ts";
 import { startTestStack } from "./support/local_stack.ts";
 
 const NO_LIMITS = { RATE_LIMIT_PER_IP: "0", RATE_LIMIT_PER_EMAIL: "0" };
 
-/** The SQLSTATE a statement run as service_role fails with, or "ok". */
-async function _asServiceRole(db: SqlDatabase, work: (s: SqlSession) => Promise<unknown>): Promise<string> {
+/** The tables' owner: the one role that writes them outside the functions. */
+const OWNER = "postgres";
+
+/** The SQLSTATE `work` run as `role` fails with, or "ok". */
+async function _attempt(
+  db: SqlDatabase,
+  role: string,
+  work: (s: SqlSession) => Promise<unknown>,
+): Promise<string> {
   try {
-    await db.asRole("service_role", work);
+    await db.asRole(role, work);
     return "ok";
   } catch (error) {
     return (error as { code?: string }).code ?? String(error);
@@ -88,40 +102,41 @@ for (const { name, db } of await testDatabases()) {
     }
   });
 
-  test("orders, order_items and order_status_history refuse the service role's deletes, rewrites and forgeries", async (t) => {
+  test("orders, order_items and order_status_history refuse the service role's deletes, rewrites and forgeries (42501), and their owner's rewrites and forgeries", async (t) => {
     const store = await createTestStore(db);
     const other = await createTestStore(db, { currency: "USD" });
     const { response } = await callCreateOrder(db, createOrderPayload(store));
     const orderId = response.orderId;
     const copy = (set: string, where = "") =>
       `insert into public.orders (${ORDER_COLUMNS}) select ${set} from public.orders where id = $1 ${where}`;
-    const cases: [string, (s: SqlSession) => Promise<unknown>, string][] = [
+    // [what, the statements, what the owner gets: null where the owner may (it administers the database)]
+    const cases: [string, (s: SqlSession) => Promise<unknown>, string | null][] = [
       [
         "delete an order (to re-insert it with the same id and number)",
         (s) => s.query("delete from public.orders where id = $1", [orderId]),
-        "42501",
+        null,
       ],
-      ["truncate orders", (s) => s.query("truncate public.orders cascade"), "42501"],
+      ["truncate orders", (s) => s.query("truncate public.orders cascade"), null],
       [
         "delete an order's item",
         (s) => s.query("delete from public.order_items where order_id = $1", [orderId]),
-        "42501",
+        "OCM00",
       ],
       [
         "update an order's item",
         (s) => s.query("update public.order_items set quantity = 1 where order_id = $1", [orderId]),
-        "42501",
+        "OCM00",
       ],
       [
         "update a history row",
         (s) =>
           s.query("update public.order_status_history set to_status = 'paid' where order_id = $1", [orderId]),
-        "42501",
+        null,
       ],
       [
         "delete a history row",
         (s) => s.query("delete from public.order_status_history where order_id = $1", [orderId]),
-        "42501",
+        null,
       ],
       ["change an order's amounts", (s) =>
         s.query(
@@ -207,17 +222,12 @@ for (const { name, db } of await testDatabases()) {
         "23514",
       ],
     ];
-    for (const [title, work, code] of cases) {
-      await t.step(`${title}: ${code}`, async () => {
-        assert.equal(await _asServiceRole(db, work), code);
+    for (const [title, work, ownerCode] of cases) {
+      await t.step(`${title}: service_role 42501${ownerCode ? `, owner ${ownerCode}` : ""}`, async () => {
+        assert.equal(await _attempt(db, "service_role", work), "42501");
+        if (ownerCode) assert.equal(await _attempt(db, OWNER, work), ownerCode);
       });
     }
-    await t.step("the table owner cannot rewrite an item either: OCM00", async () => {
-      await assert.rejects(
-        db.query("update public.order_items set quantity = 1 where order_id = $1", [orderId]),
-        (error: { code?: string }) => error.code === "OCM00",
-      );
-    });
     // the order is as it was created, with its one history row
     assert.deepEqual(await storeRowCounts(db, store.storeId), {
       orders: 1,
@@ -239,18 +249,77 @@ for (const { name, db } of await testDatabases()) {
     });
   });
 
-  test("orders allows what may change: the status along the lifecycle, and the number once, from null", async () => {
+  test("an order's time, year and items never change after creation, even for the tables' owner", async (t) => {
+    const store = await createTestStore(db);
+    const { response } = await callCreateOrder(db, createOrderPayload(store));
+    const orderId = response.orderId;
+    const cases: [string, (s: SqlSession) => Promise<unknown>, string][] = [
+      [
+        "move when it was made (created_at) to another day",
+        (s) =>
+          s.query("update public.orders set created_at = created_at - interval '1 day' where id = $1", [
+            orderId,
+          ]),
+        "OCM00",
+      ],
+      [
+        "move its year (the number counts in it)",
+        (s) => s.query("update public.orders set order_year = order_year - 1 where id = $1", [orderId]),
+        "OCM00",
+      ],
+      [
+        "insert an order numbered in another year than it was made",
+        (s) =>
+          s.query(
+            `insert into public.orders (${ORDER_COLUMNS})
+             select ${
+              ORDER_COLUMNS.replace("order_year", "order_year - 1")
+            } from public.orders where id = $1`,
+            [orderId],
+          ),
+        "23514",
+      ],
+      [
+        "delete an item of an order that stands",
+        (s) => s.query("delete from public.order_items where order_id = $1", [orderId]),
+        "OCM00",
+      ],
+      [
+        "change when an item was written",
+        (s) => s.query("update public.order_items set created_at = now() where order_id = $1", [orderId]),
+        "OCM00",
+      ],
+    ];
+    for (const [title, work, code] of cases) {
+      await t.step(`${title}: ${code}`, async () => assert.equal(await _attempt(db, OWNER, work), code));
+    }
+    assert.deepEqual(await storeRowCounts(db, store.storeId), ONE_ORDER_ROWS);
+    await t.step("deleting the order itself (its owner only) still takes its items along", async () => {
+      assert.equal(
+        await _attempt(db, OWNER, (s) => s.query("delete from public.orders where id = $1", [orderId])),
+        "ok",
+      );
+      const [left] = await db.query<{ items: number }>(
+        "select count(*)::int as items from public.order_items where order_id = $1",
+        [orderId],
+      );
+      assert.equal(left.items, 0);
+    });
+  });
+
+  test("orders allows its owner what may change: the status along the lifecycle, and the number once, from null", async () => {
     const store: TestStore = await createTestStore(db);
     const { response } = await callCreateOrder(db, createOrderPayload(store));
     assert.equal(
-      await _asServiceRole(
+      await _attempt(
         db,
+        OWNER,
         (s) => s.query("update public.orders set status = 'paid' where id = $1", [response.orderId]),
       ),
       "ok",
     );
     // create_order writes the order first and its number last: null -> a number is allowed once
-    const code = await _asServiceRole(db, async (s) => {
+    const code = await _attempt(db, OWNER, async (s) => {
       const [row] = await s.query<{ id: string }>(
         `insert into public.orders (${ORDER_COLUMNS}) select ${ORDER_COLUMNS} from public.orders where id = $1
          returning id`,

@@ -216,6 +216,39 @@ for (const { name, db } of await testDatabases()) {
     assert.deepEqual(await storeRowCounts(db, store.storeId), NO_ROWS);
   });
 
+  test("POST create-order consults the catalogue before any limit on a price above numeric(12,2): 404 for an unknown product, PRICE_MISMATCH with submittedPrice as sent for a known one", async (t) => {
+    const store = await createTestStore(db);
+    // as written in the body: JSON number literals, up to the largest finite double
+    for (const price of ["10000000000", "99999999999.99", "1e21", "1.7976931348623157e308"]) {
+      const send = (productId: string) =>
+        stack.post(
+          JSON.stringify(orderBody(store, { items: [{ productId, quantity: 10_000, price: 0 }] }))
+            .replace('"price":0', `"price":${price}`),
+        );
+      await t.step(`${price}: an unknown product is 404 PRODUCT_NOT_FOUND`, async () => {
+        const unknown = await send(crypto.randomUUID());
+        assert.equal(unknown.status, 404);
+        assert.equal((await unknown.json()).error.code, "PRODUCT_NOT_FOUND");
+      });
+      await t.step(`${price}: a known product is 400 PRICE_MISMATCH, submittedPrice ${price}`, async () => {
+        const known = await send(store.products[0].id);
+        assert.equal(known.status, 400);
+        const json = await known.json();
+        assert.equal(json.error.code, "PRICE_MISMATCH");
+        assert.deepEqual(json.error.details, [
+          {
+            index: 0,
+            productId: store.products[0].id,
+            variantId: null,
+            price: 349,
+            submittedPrice: Number(price),
+          },
+        ]);
+      });
+    }
+    assert.deepEqual(await storeRowCounts(db, store.storeId), NO_ROWS);
+  });
+
   test("POST create-order answers 400 for an invalid body and writes nothing", async () => {
     const store = await createTestStore(db);
     const response = await stack.post(orderBody(store, { paymentProofUrl: undefined }));

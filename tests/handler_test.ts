@@ -379,6 +379,27 @@ Deno.test("createOrderHandler() passes domain failures of the store through with
   }
 });
 
+Deno.test("createOrderHandler() answers PRICE_MISMATCH with each submittedPrice as the request carried it", async () => {
+  // the database reports what it compared: a price above numeric(12,2) travels as the first amount beyond it
+  const details = [
+    { index: 1, productId: PRODUCT_ID, variantId: null, price: 0.1, submittedPrice: 10_000_000_000 },
+  ];
+  const { call } = setup({
+    orders: { createOrder: () => Promise.reject(new OrderError("PRICE_MISMATCH", "x", { details })) },
+  });
+  const response = await call({
+    body: JSON.stringify(body({
+      items: [{ productId: PRODUCT_ID, quantity: 1, price: 0.1 }, {
+        productId: PRODUCT_ID,
+        quantity: 1,
+        price: 1e21,
+      }],
+    })),
+  });
+  assert.equal(response.status, 400);
+  assert.deepEqual((await response.json()).error.details, [{ ...details[0], submittedPrice: 1e21 }]);
+});
+
 Deno.test("createOrderHandler() answers without waiting for the e-mails to be sent", async () => {
   const { call, background } = setup({
     orders: { createOrder: () => Promise.resolve(storedOrder(false, [EMAIL])) },

@@ -1,9 +1,13 @@
 import assert from "node:assert/strict";
 import {
+  ABOVE_CATALOGUE_MINOR,
   calculateCheckoutFee,
   CHECKOUT_FEE_RATES_BP,
   divideRoundHalfUp,
+  isPrice,
+  MAX_AMOUNT_MINOR,
   priceOrder,
+  submittedPriceMinor,
   toMinorUnits,
 } from "../supabase/functions/_shared/orders/money.ts";
 
@@ -81,4 +85,32 @@ Deno.test("toMinorUnits() converts amounts with up to two decimals exactly", asy
   for (const [amount, minor] of cases) {
     await t.step(`${amount} -> ${minor}`, () => assert.equal(toMinorUnits(amount), minor));
   }
+});
+
+Deno.test("isPrice() accepts any finite number >= 0 with at most 2 decimals, however large", async (t) => {
+  const cases: [number, boolean][] = [
+    [0, true],
+    [19.99, true],
+    [10_000_000_000, true],
+    [99_999_999_999.99, true],
+    [1e21, true],
+    [Number.MAX_VALUE, true],
+    [1.005, false],
+    [0.1 + 0.2, false],
+    [5e-324, false],
+    [-0.01, false],
+    [Number.NaN, false],
+    [Number.POSITIVE_INFINITY, false],
+  ];
+  for (const [amount, accepted] of cases) {
+    await t.step(`${amount} -> ${accepted}`, () => assert.equal(isPrice(amount), accepted));
+  }
+});
+
+Deno.test("submittedPriceMinor() is exact within numeric(12,2) and the first amount beyond it above", () => {
+  assert.equal(ABOVE_CATALOGUE_MINOR, MAX_AMOUNT_MINOR + 1);
+  assert.equal(submittedPriceMinor(9_999_999_999.99), MAX_AMOUNT_MINOR);
+  assert.equal(submittedPriceMinor(10_000_000_000), ABOVE_CATALOGUE_MINOR);
+  assert.equal(submittedPriceMinor(1e21), ABOVE_CATALOGUE_MINOR);
+  assert.equal(submittedPriceMinor(0.1), 10);
 });

@@ -8,6 +8,12 @@ import { ALLOWED_STATUS_MOVES, ORDER_STATUSES } from "./support/lifecycle.ts";
 const STATUSES = ORDER_STATUSES;
 type Status = typeof STATUSES[number];
 
+/**
+ * The tables' owner writes here: the lifecycle trigger guards every writer, and no API role may write orders
+ * at all (order_writes_test.ts).
+ */
+const OWNER = "postgres";
+
 /** An order brought to `status` along allowed moves (pending is inserted directly, as a seller tool would). */
 async function orderIn(db: SqlDatabase, status: Status): Promise<string> {
   const store = await createTestStore(db);
@@ -23,7 +29,7 @@ async function orderIn(db: SqlDatabase, status: Status): Promise<string> {
   };
   if (status === "pending") {
     // a copy of the order, with its items in the same transaction (the database refuses an order without)
-    response.orderId = await db.asRole("service_role", async (s) => {
+    response.orderId = await db.asRole(OWNER, async (s) => {
       const [row] = await s.query<{ id: string }>(
         `insert into public.orders (store_id, order_year, status, payment_method, gateway_method, buyer_email,
            buyer_name, buyer_phone, shipping_address, currency, total_amount, checkout_fee, final_amount)
@@ -47,7 +53,7 @@ async function orderIn(db: SqlDatabase, status: Status): Promise<string> {
 
 function setStatus(db: SqlDatabase, orderId: string, status: Status) {
   return db.asRole(
-    "service_role",
+    OWNER,
     (s) => s.query("update public.orders set status = $2 where id = $1", [orderId, status]),
   );
 }

@@ -1,7 +1,8 @@
 /**
- * update_order_status, move_order_status and the history's rules in SQL, called as the service role would
- * through /rest/v1/rpc or plain SQL: the database defends the lifecycle and the history against a direct
- * caller that skipped the function's validation.
+ * update_order_status, move_order_status and the history's rules in SQL: the functions called as the service
+ * role would through /rest/v1/rpc, the tables' rules written to as their owner (no API role writes them, and
+ * the owner's plain SQL must keep them too): the database defends the lifecycle and the history against a
+ * direct caller that skipped the function's validation.
  */
 import assert from "node:assert/strict";
 import type { SqlDatabase } from "../local/sql_database.ts";
@@ -15,10 +16,13 @@ async function newOrderId(db: SqlDatabase): Promise<string> {
   return response.orderId;
 }
 
-/** Runs `sql` as service_role; the SQLSTATE and detail it fails with, or null when it succeeds. */
-async function failure(db: SqlDatabase, sql: string, params: unknown[] = []) {
+/** The tables' owner: the only role that writes them outside the functions. */
+const OWNER = "postgres";
+
+/** Runs `sql` as `role`; the SQLSTATE and detail it fails with, or null when it succeeds. */
+async function failure(db: SqlDatabase, sql: string, params: unknown[] = [], role = "service_role") {
   try {
-    await db.asRole("service_role", (s) => s.query(sql, params));
+    await db.asRole(role, (s) => s.query(sql, params));
     return null;
   } catch (error) {
     const { code, detail } = error as { code?: string; detail?: string };
@@ -104,10 +108,15 @@ for (const { name, db } of await testDatabases()) {
   test("the lifecycle trigger names the allowed moves when it refuses a plain update of the status", async () => {
     const orderId = await newOrderId(db);
     await db.asRole(
-      "service_role",
+      OWNER,
       (s) => s.query("update public.orders set status = 'cancelled' where id = $1", [orderId]),
     );
-    const refused = await failure(db, "update public.orders set status = 'paid' where id = $1", [orderId]);
+    const refused = await failure(
+      db,
+      "update public.orders set status = 'paid' where id = $1",
+      [orderId],
+      OWNER,
+    );
     assert.deepEqual(refused, { code: "OCT01", detail: { from: "cancelled", to: "paid", allowed: [] } });
     assert.deepEqual((await historyRows(db, orderId)).map((h) => `${h.move} ${h.actor}`), [
       "->payment_pending system",
@@ -135,6 +144,7 @@ for (const { name, db } of await testDatabases()) {
         `insert into public.order_status_history (order_id, from_status, to_status, ${columns})
          values ($1, 'payment_pending', 'paid', ${values})`,
         [orderId],
+        OWNER,
       );
     const cases: [string, string, string][] = [
       ["a tracking number on paid", "tracking_number", "'T1'"],
@@ -151,7 +161,7 @@ for (const { name, db } of await testDatabases()) {
   test("a move's details label only the history row of the order they name", async () => {
     const named = await newOrderId(db);
     const other = await newOrderId(db);
-    await db.asRole("service_role", async (s) => {
+    await db.asRole(OWNER, async (s) => {
       await s.query(
         "select set_config('order_status.move', $1, true)",
         [JSON.stringify({ orderId: named, actor: "seller", note: "for the named order" })],
@@ -170,8 +180,9 @@ for (const { name, db } of await testDatabases()) {
 
   test("move_order_status() writes the status e-mail once per order and status, claimed for its caller", async () => {
     const orderId = await newOrderId(db);
+    // the building block of the movers: its owner calls it, no API role may (order_writes_test.ts)
     const [row] = await db.asRole(
-      "service_role",
+      OWNER,
       (s) =>
         s.query<{ result: { changed: boolean; emails: { kind: string; claimToken: string }[] } }>(
           "select public.move_order_status($1, 'paid', 'system') as result",
@@ -188,12 +199,14 @@ for (const { name, db } of await testDatabases()) {
       db,
       `insert into public.email_outbox (order_id, kind, to_email, payload) values ($1, 'status_paid', 'a@example.com', '{}')`,
       [orderId],
+      OWNER,
     );
     assert.equal(duplicate?.code, "23505");
     const unknownKind = await failure(
       db,
       `insert into public.email_outbox (order_id, kind, to_email, payload) values ($1, 'status_processing', 'a@example.com', '{}')`,
       [orderId],
+      OWNER,
     );
     assert.equal(unknownKind?.code, "23514");
   });

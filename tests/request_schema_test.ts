@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { parseCreateOrderRequest } from "../supabase/functions/create-order/request_schema.ts";
 import { OrderError } from "../supabase/functions/_shared/errors.ts";
+import { ABOVE_CATALOGUE_MINOR } from "../supabase/functions/_shared/orders/money.ts";
 
 const STORE = "11111111-1111-4111-8111-111111111111";
 const PRODUCT = "aaaaaaaa-0001-4000-8000-000000000001";
@@ -53,6 +54,7 @@ Deno.test("parseCreateOrderRequest() accepts a valid upi_direct order and conver
     variantId: null,
     quantity: 2,
     unitPriceMinor: 34_900,
+    submittedPrice: 349,
   }]);
   assert.equal(order.gatewayMethod, null);
   assert.equal(order.paymentProofUrl, "https://proofs.example.com/1.png");
@@ -239,12 +241,28 @@ Deno.test("parseCreateOrderRequest() requires quantity to be an integer from 1 t
 });
 
 Deno.test("parseCreateOrderRequest() requires price to be a finite number >= 0 with at most 2 decimals", async (t) => {
-  for (const price of [-0.01, 1.005, "349", null, 1e21, 10_000_000_000]) {
-    await t.step(JSON.stringify(price), () => {
+  for (const price of [-0.01, -1e21, 1.005, 0.1 + 0.2, 5e-324, Number.POSITIVE_INFINITY, "349", null]) {
+    await t.step(String(price), () => {
       assert.deepEqual(failingPaths(valid(item({ price }))), ["items.0.price"]);
     });
   }
   assert.equal(parseCreateOrderRequest(valid(item({ price: 0 }))).items[0].unitPriceMinor, 0);
+});
+
+Deno.test("parseCreateOrderRequest() sets no upper limit on price: above numeric(12,2) it can equal no catalogue price, and keeps the number sent", async (t) => {
+  const cases: [number, number][] = [
+    [9_999_999_999.99, 999_999_999_999],
+    [10_000_000_000, ABOVE_CATALOGUE_MINOR],
+    [99_999_999_999.99, ABOVE_CATALOGUE_MINOR],
+    [1e21, ABOVE_CATALOGUE_MINOR],
+    [Number.MAX_VALUE, ABOVE_CATALOGUE_MINOR],
+  ];
+  for (const [price, unitPriceMinor] of cases) {
+    await t.step(`${price} -> ${unitPriceMinor}`, () => {
+      const [parsed] = parseCreateOrderRequest(valid(item({ price }))).items;
+      assert.deepEqual([parsed.unitPriceMinor, parsed.submittedPrice], [unitPriceMinor, price]);
+    });
+  }
 });
 
 Deno.test("parseCreateOrderRequest() reports every failing field at once", () => {

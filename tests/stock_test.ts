@@ -146,7 +146,7 @@ for (const { name, db } of await testDatabases()) {
     await setStock(db, small, 10);
     const cancel = () =>
       db.asRole(
-        "service_role",
+        "postgres", // the tables' owner: no API role updates orders
         (s) => s.query("update public.orders set status = 'cancelled' where id = $1", [response.orderId]),
       );
     await cancel();
@@ -155,7 +155,7 @@ for (const { name, db } of await testDatabases()) {
     assert.deepEqual(await stockOf(db, assam, large, tumbler, small), [5, 4, 6, 10]);
     await assert.rejects(
       db.asRole(
-        "service_role",
+        "postgres", // the tables' owner: no API role updates orders
         (s) =>
           s.query("update public.orders set status = 'payment_pending' where id = $1", [response.orderId]),
       ),

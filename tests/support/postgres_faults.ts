@@ -25,7 +25,8 @@ export async function holdLock(
   const released = new Promise<void>((resolve) => (release = resolve));
   let locked!: () => void;
   const isLocked = new Promise<void>((resolve) => (locked = resolve));
-  const transaction = own.asRole("service_role", async (session) => {
+  // as the tables' owner: locking a row takes a write privilege no API role has on the order tables
+  const transaction = own.asRole("postgres", async (session) => {
     await session.query(statement, params);
     locked();
     await released;

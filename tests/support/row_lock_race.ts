@@ -17,7 +17,8 @@ export async function raceBehindRowLock<T>(
   const released = new Promise<void>((resolve) => release = resolve);
   let locked!: () => void;
   const isLocked = new Promise<void>((resolve) => locked = resolve);
-  const holder = db.asRole("service_role", async (s) => {
+  // as the tables' owner: locking a row for update takes a write privilege no API role has on orders
+  const holder = db.asRole("postgres", async (s) => {
     await s.query("select 1 from public.orders where id = $1 for update", [orderId]);
     locked();
     await released;

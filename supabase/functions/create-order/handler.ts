@@ -12,6 +12,7 @@ import { parseJson } from "../_shared/http/request_body.ts";
 import { type JsonReply, type RequestContext, serveFunction } from "../_shared/http/serve_function.ts";
 import { priceOrder } from "../_shared/orders/money.ts";
 import type { CreateOrderPayload, OrderStore } from "../_shared/orders/order_store.ts";
+import { withSubmittedPrices } from "./price_mismatch.ts";
 import { parseCreateOrderRequest } from "./request_schema.ts";
 
 /** What the handler is built from; tests hand in their own clock, store and e-mail sender. */
@@ -68,7 +69,12 @@ async function _createOrder(context: RequestContext, deps: CreateOrderDependenci
     paymentProofUrl: order.paymentProofUrl,
     clientIp: clientIp(request.headers, context.info),
     buyerUserId,
-    items: order.items,
+    items: order.items.map(({ productId, variantId, quantity, unitPriceMinor }) => ({
+      productId,
+      variantId,
+      quantity,
+      unitPriceMinor,
+    })),
     ...amounts,
     idempotency: idempotencyKey ? { key: idempotencyKey, requestHash: await hashBody(bodyText) } : null,
     rateLimits: {
@@ -78,7 +84,9 @@ async function _createOrder(context: RequestContext, deps: CreateOrderDependenci
       emailWindowSeconds: rateLimits.perEmail.windowSeconds,
     },
   };
-  const result = await deps.orders.createOrder(payload, { deadline });
+  const result = await deps.orders.createOrder(payload, { deadline }).catch((error) => {
+    throw withSubmittedPrices(error, order.items);
+  });
   const { orderId, orderNumber, totalAmount, checkoutFee, finalAmount, status } = result.response;
   context.annotate({ orderId });
 

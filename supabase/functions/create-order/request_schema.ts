@@ -7,7 +7,7 @@ import { z } from "zod";
 import { type FieldIssue, OrderError } from "../_shared/errors.ts";
 import { ISO_3166_ALPHA2 } from "../_shared/orders/iso_countries.ts";
 import { isEmailAddress, MAX_EMAIL_LENGTH } from "../_shared/orders/email_address.ts";
-import { toMinorUnits } from "../_shared/orders/money.ts";
+import { isPrice, submittedPriceMinor } from "../_shared/orders/money.ts";
 import { normalisePhone } from "../_shared/orders/phone_number.ts";
 import {
   checkFreeText,
@@ -85,11 +85,10 @@ const ItemSchema = z.strictObject({
   })
     .min(1, { error: "quantity must be an integer from 1 to 10000" })
     .max(10_000, { error: "quantity must be an integer from 1 to 10000" }),
-  price: z.number({ error: _expected("price", "a number") }).refine((price) => toMinorUnits(price) !== null, {
+  // no upper limit: a price no catalogue row can hold is the catalogue's PRICE_MISMATCH, after any 404
+  price: z.number({ error: _expected("price", "a number") }).refine(isPrice, {
     error: (issue) =>
-      `price must be a number from 0 to 9999999999.99 with at most 2 decimals: got ${
-        JSON.stringify(issue.input)
-      }`,
+      `price must be a number >= 0 with at most 2 decimals: got ${JSON.stringify(issue.input)}`,
   }).meta({
     description: "the unit price shown to the buyer, a decimal with at most 2 decimals (349.5 for " +
       "₹349.50); it must equal the catalogue's current price (the variant's, else the product's)",
@@ -171,7 +170,17 @@ export interface CreateOrderRequest {
     /** Upper case. */
     country: string;
   };
-  items: { productId: string; variantId: string | null; quantity: number; unitPriceMinor: number }[];
+  /**
+   * `unitPriceMinor`: the price in minor units, or ABOVE_CATALOGUE_MINOR when it is above numeric(12,2);
+   * `submittedPrice`: the price as the request carried it, for PRICE_MISMATCH's details.
+   */
+  items: {
+    productId: string;
+    variantId: string | null;
+    quantity: number;
+    unitPriceMinor: number;
+    submittedPrice: number;
+  }[];
   paymentMethod: "upi_direct" | "gateway";
   /** Set for gateway (default card), null for upi_direct. */
   gatewayMethod: "card" | "upi" | "wallet" | null;
@@ -201,7 +210,8 @@ export function parseCreateOrderRequest(body: unknown): CreateOrderRequest {
       productId: item.productId.toLowerCase(),
       variantId: item.variantId?.toLowerCase() ?? null,
       quantity: item.quantity,
-      unitPriceMinor: toMinorUnits(item.price)!,
+      unitPriceMinor: submittedPriceMinor(item.price),
+      submittedPrice: item.price,
     })),
     paymentMethod: order.paymentMethod,
     gatewayMethod: order.paymentMethod === "gateway" ? order.gatewayMethod ?? "card" : null,

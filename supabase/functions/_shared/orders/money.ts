@@ -17,7 +17,22 @@ export const CHECKOUT_FEE_RATES_BP = {
 /** The largest amount numeric(12,2) holds, in minor units. */
 export const MAX_AMOUNT_MINOR = 999_999_999_999;
 
+/**
+ * The minor amount a submitted price above numeric(12,2) travels as: the first one beyond the catalogue's
+ * range, which no catalogue price equals, so the catalogue answers PRICE_MISMATCH (after any 404).
+ */
+export const ABOVE_CATALOGUE_MINOR = MAX_AMOUNT_MINOR + 1;
+
 const TWO_DECIMALS = /^\d+(\.\d{1,2})?$/;
+
+/**
+ * Whether `amount` is a price a request may carry: a finite number >= 0 with at most 2 decimals, of any
+ * size. A number too large for plain decimal notation (1e21 and up) is whole, so it has none.
+ */
+export function isPrice(amount: number): boolean {
+  return Number.isFinite(amount) && amount >= 0 &&
+    (Number.isInteger(amount) || TWO_DECIMALS.test(String(amount)));
+}
 
 /**
  * Converts a non-negative amount with at most two decimals to minor units exactly, from its decimal
@@ -31,6 +46,14 @@ export function toMinorUnits(amount: number): number | null {
   const [whole, fraction = ""] = text.split(".");
   const minor = Number(whole) * 100 + Number(fraction.padEnd(2, "0"));
   return minor <= MAX_AMOUNT_MINOR ? minor : null;
+}
+
+/**
+ * A submitted unit price ({@linkcode isPrice}) in minor units, for the comparison with the catalogue: exact
+ * within numeric(12,2), {@linkcode ABOVE_CATALOGUE_MINOR} above it (no catalogue price can be that large).
+ */
+export function submittedPriceMinor(price: number): number {
+  return toMinorUnits(price) ?? ABOVE_CATALOGUE_MINOR;
 }
 
 /** Minor units as the JSON number of the response (1999 -> 19.99). */
