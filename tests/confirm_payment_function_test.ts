@@ -13,8 +13,19 @@ import { historyRows, orderStatus, statusEmailRows } from "./support/status_move
 /** 2 x 349.00 by card: 715.45. */
 const FINAL_PAISE = 71_545;
 
-async function newOrderId(db: SqlDatabase): Promise<string> {
-  const { response } = await callCreateOrder(db, createOrderPayload(await createTestStore(db)));
+/** 2 x 349.00 by UPI direct transfer: 698.00. */
+const UPI_DIRECT_PAISE = 69_800;
+
+async function newOrderId(db: SqlDatabase, method: "gateway" | "upi_direct" = "gateway"): Promise<string> {
+  const store = await createTestStore(db);
+  const payload = method === "gateway" ? createOrderPayload(store) : createOrderPayload(store, {
+    paymentMethod: "upi_direct",
+    gatewayMethod: null,
+    paymentProofUrl: "https://proof.example/upi/1.png",
+    feeMinor: 0,
+    finalMinor: UPI_DIRECT_PAISE,
+  });
+  const { response } = await callCreateOrder(db, payload);
   return response.orderId;
 }
 
@@ -22,6 +33,7 @@ interface Confirmed {
   replayed: boolean;
   outcome: string;
   orderId: string | null;
+  orderStatus: string | null;
   refundDue: boolean;
   emails: { kind: string }[];
 }
@@ -39,7 +51,8 @@ async function confirm(
         orderId,
         options.amount ?? FINAL_PAISE,
         options.currency ?? "INR",
-        options.paymentId ?? "pay_sql_1",
+        // a provider's payment id belongs to one payment of one order
+        options.paymentId ?? `pay_${orderId}`,
         options.eventId ?? `evt_${crypto.randomUUID()}`,
       ],
     ));
@@ -83,6 +96,30 @@ for (const { name, db } of await testDatabases()) {
     assert.deepEqual(await statusEmailRows(db, orderId), [
       { kind: "status_paid", to_email: "asha@example.com", status: "sending" },
     ]);
+  });
+
+  test("confirm_payment() marks no order paid whose payment method is not gateway: method_mismatch, refund due", async () => {
+    const orderId = await newOrderId(db, "upi_direct");
+    const result = await confirm(db, orderId, { amount: UPI_DIRECT_PAISE, paymentId: "pay_upi_order" });
+    assert.deepEqual(
+      [result.outcome, result.refundDue, result.orderStatus, result.emails],
+      ["method_mismatch", true, "payment_pending", []],
+    );
+    assert.equal(await orderStatus(db, orderId), "payment_pending");
+    assert.deepEqual((await historyRows(db, orderId)).map((h) => h.move), ["->payment_pending"]);
+    assert.deepEqual(await statusEmailRows(db, orderId), []);
+    // the seller's own confirmation of the transfer still works, and a later gateway payment pays nothing
+    await db.asRole(
+      "service_role",
+      (s) =>
+        s.query("select public.update_order_status('paid', $1, p_note => 'UPI transfer checked')", [orderId]),
+    );
+    const after = await confirm(db, orderId, { amount: UPI_DIRECT_PAISE, paymentId: "pay_upi_order_2" });
+    assert.deepEqual([after.outcome, after.refundDue], ["method_mismatch", true]);
+    const [row] = await db.query<{ outcome: string; order_status: string }>(
+      "select outcome, order_status::text from public.payments where provider_payment_id = 'pay_upi_order'",
+    );
+    assert.deepEqual(row, { outcome: "method_mismatch", order_status: "payment_pending" });
   });
 
   test("confirm_payment() refuses what a direct caller gets wrong with OCN00, writing nothing", async (t) => {

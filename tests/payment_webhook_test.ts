@@ -24,10 +24,25 @@ import { historyRows, orderStatus, postStatusMove, statusEmailRows } from "./sup
 /** A gateway/card order of two Assam Tea: final amount 715.45, so 71,545 paise. */
 const FINAL_PAISE = 71_545;
 
-async function newOrder(db: SqlDatabase) {
+/** The same two teas paid by UPI direct transfer: 698.00, so 69,800 paise. */
+const UPI_DIRECT_PAISE = 69_800;
+
+async function newOrder(db: SqlDatabase, method: "gateway" | "upi_direct" = "gateway") {
   const store = await createTestStore(db);
-  const { response } = await callCreateOrder(db, createOrderPayload(store));
+  const payload = method === "gateway" ? createOrderPayload(store) : createOrderPayload(store, {
+    paymentMethod: "upi_direct",
+    gatewayMethod: null,
+    paymentProofUrl: "https://proof.example/upi/1.png",
+    feeMinor: 0,
+    finalMinor: UPI_DIRECT_PAISE,
+  });
+  const { response } = await callCreateOrder(db, payload);
   return { orderId: response.orderId, orderNumber: response.orderNumber };
+}
+
+/** The `payment.needs_review` lines the stack logged. */
+function reviewLines(lines: string[]) {
+  return lines.map((line) => JSON.parse(line)).filter((entry) => entry.event === "payment.needs_review");
 }
 
 /** The payments recorded for an order, in the order they arrived. */
@@ -263,6 +278,40 @@ for (const { name, db } of await testDatabases()) {
       await stack.settled();
       assert.equal((await historyRows(db, orderId)).length, 2);
       assert.equal(stack.messages.length, 1, "the seller's move e-mailed once; the payment nothing");
+    } finally {
+      await stack.close();
+    }
+  });
+
+  test("POST payment-webhook pays no upi_direct order through the gateway: method_mismatch, reported for refund", async () => {
+    const stack = await stackWithMail(db);
+    try {
+      const { orderId } = await newOrder(db, "upi_direct");
+      const eventId = `evt_${crypto.randomUUID()}`;
+      const res = await postRazorpayEvent(
+        stack,
+        paymentCapturedEvent({ orderId, amount: UPI_DIRECT_PAISE }),
+        {
+          eventId,
+        },
+      );
+      assert.equal(res.status, 200);
+      assert.deepEqual(await res.json(), {
+        received: true,
+        outcome: "method_mismatch",
+        orderId,
+        orderStatus: "payment_pending",
+        refundDue: true,
+        replayed: false,
+      });
+      await stack.settled();
+      assert.deepEqual((await paymentRows(db, orderId)).map((p) => p.outcome), ["method_mismatch"]);
+      assert.equal(await orderStatus(db, orderId), "payment_pending");
+      assert.equal(stack.messages.length, 0);
+      assert.deepEqual(
+        reviewLines(stack.lines).map((e) => [e.eventId, e.outcome, e.refundDue]),
+        [[eventId, "method_mismatch", true]],
+      );
     } finally {
       await stack.close();
     }

@@ -12,6 +12,7 @@ export const PAYMENT_OUTCOMES = [
   "already_paid",
   "duplicate_payment",
   "order_cancelled",
+  "method_mismatch",
   "amount_mismatch",
   "currency_mismatch",
   "not_payable",
@@ -41,7 +42,10 @@ export interface ConfirmationResult {
   orderId: string | null;
   orderNumber: string | null;
   orderStatus: OrderStatus | null;
-  /** The money must go back to the buyer: the order was cancelled, or already paid by another payment. */
+  /**
+   * The money must go back to the buyer: the order was cancelled, already paid by another payment, or not
+   * to be paid through the gateway at all.
+   */
   refundDue: boolean;
   /** The buyer's `paid` e-mail, claimed for sending, when this event marked the order paid. */
   emails: OutboxEmail[];
