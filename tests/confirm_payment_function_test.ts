@@ -122,6 +122,87 @@ for (const { name, db } of await testDatabases()) {
     assert.deepEqual(row, { outcome: "method_mismatch", order_status: "payment_pending" });
   });
 
+  test("confirm_payment() flags one refund per provider payment id, whatever events report it", async (t) => {
+    const refundRows = async (paymentId: string) =>
+      await db.query<{ outcome: string; refund_due: boolean }>(
+        `select outcome, refund_due from public.payments where provider_payment_id = $1
+         order by received_at, provider_event_id`,
+        [paymentId],
+      );
+    await t.step("payment.captured and order.paid of one payment for a cancelled order", async () => {
+      const orderId = await newOrderId(db);
+      await db.asRole(
+        "service_role",
+        (s) =>
+          s.query("select public.update_order_status('cancelled', $1, p_note => 'Out of stock')", [orderId]),
+      );
+      const paymentId = `pay_cancelled_${orderId}`;
+      const results = [
+        await confirm(db, orderId, { paymentId, eventId: `evt_a_${orderId}` }),
+        await confirm(db, orderId, { paymentId, eventId: `evt_b_${orderId}` }),
+      ];
+      assert.deepEqual(results.map((r) => [r.outcome, r.refundDue]), [
+        ["order_cancelled", true],
+        ["already_recorded", false],
+      ]);
+      assert.deepEqual(await refundRows(paymentId), [
+        { outcome: "order_cancelled", refund_due: true },
+        { outcome: "already_recorded", refund_due: false },
+      ]);
+      // a replay of either event answers as it first did
+      const replay = await confirm(db, orderId, { paymentId, eventId: `evt_b_${orderId}` });
+      assert.deepEqual([replay.outcome, replay.refundDue, replay.replayed], [
+        "already_recorded",
+        false,
+        true,
+      ]);
+    });
+    await t.step("two events of a second payment of a paid order", async () => {
+      const orderId = await newOrderId(db);
+      assert.equal((await confirm(db, orderId)).outcome, "paid");
+      const paymentId = `pay_second_${orderId}`;
+      const results = [
+        await confirm(db, orderId, { paymentId }),
+        await confirm(db, orderId, { paymentId }),
+      ];
+      assert.deepEqual(results.map((r) => [r.outcome, r.refundDue]), [
+        ["duplicate_payment", true],
+        ["already_recorded", false],
+      ]);
+      assert.deepEqual((await refundRows(paymentId)).filter((r) => r.refund_due).length, 1);
+    });
+    await t.step("two events of a gateway payment of a upi_direct order", async () => {
+      const orderId = await newOrderId(db, "upi_direct");
+      const results = [
+        await confirm(db, orderId, { amount: UPI_DIRECT_PAISE }),
+        await confirm(db, orderId, { amount: UPI_DIRECT_PAISE }),
+      ];
+      assert.deepEqual(results.map((r) => [r.outcome, r.refundDue]), [
+        ["method_mismatch", true],
+        ["already_recorded", false],
+      ]);
+    });
+    await t.step("the ledger itself refuses a second refund of one payment", async () => {
+      const orderId = await newOrderId(db);
+      await db.asRole(
+        "service_role",
+        (s) =>
+          s.query("select public.update_order_status('cancelled', $1, p_note => 'Out of stock')", [orderId]),
+      );
+      await confirm(db, orderId, { paymentId: `pay_forged_${orderId}` });
+      assert.equal(
+        await sqlstate(
+          db,
+          `insert into public.payments (provider, provider_event_id, provider_payment_id, order_id, amount,
+             currency, outcome, refund_due)
+           values ('razorpay', $2, $3, $1, 715.45, 'INR', 'order_cancelled', true)`,
+          [orderId, `evt_forged_${orderId}`, `pay_forged_${orderId}`],
+        ),
+        "23505",
+      );
+    });
+  });
+
   test("confirm_payment() refuses what a direct caller gets wrong with OCN00, writing nothing", async (t) => {
     const orderId = await newOrderId(db);
     const cases: [string, unknown[]][] = [

@@ -267,6 +267,32 @@ for (const { name, db } of await testDatabases()) {
     }
   });
 
+  test("POST payment-webhook reports one refund when payment.captured and order.paid report one payment of a cancelled order", async () => {
+    const stack = await stackWithMail(db);
+    try {
+      const { orderId } = await newOrder(db);
+      await postStatusMove(stack, { orderId, status: "cancelled", note: "Buyer changed their mind" });
+      const fixture = { orderId, amount: FINAL_PAISE, paymentId: `pay_${crypto.randomUUID().slice(0, 14)}` };
+      const answers = [];
+      for (const event of [paymentCapturedEvent(fixture), orderPaidEvent(fixture)]) {
+        const res = await postRazorpayEvent(stack, event);
+        assert.equal(res.status, 200);
+        answers.push(await res.json());
+      }
+      await stack.settled();
+      assert.deepEqual(answers.map((a) => [a.outcome, a.refundDue, a.orderStatus]), [
+        ["order_cancelled", true, "cancelled"],
+        ["already_recorded", false, "cancelled"],
+      ]);
+      assert.deepEqual(
+        reviewLines(stack.lines).map((e) => [e.outcome, e.refundDue]),
+        [["order_cancelled", true]],
+      );
+    } finally {
+      await stack.close();
+    }
+  });
+
   test("POST payment-webhook records a second payment of an order already paid for refund", async () => {
     const stack = await stackWithMail(db);
     try {

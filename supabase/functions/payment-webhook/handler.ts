@@ -11,7 +11,7 @@ import { internalError } from "../_shared/errors.ts";
 import { describeError, type Logger } from "../_shared/http/log.ts";
 import { decodeBodyText, parseJson } from "../_shared/http/request_body.ts";
 import { type JsonReply, type RequestContext, serveFunction } from "../_shared/http/serve_function.ts";
-import type { PaymentLedger } from "../_shared/payments/payment_confirmation.ts";
+import { needsReview, type PaymentLedger } from "../_shared/payments/payment_confirmation.ts";
 import {
   razorpayEventId,
   readRazorpayEvent,
@@ -61,8 +61,7 @@ async function _receive(context: RequestContext, deps: PaymentWebhookDependencie
   const result = await deps.payments.confirmPayment(event.confirmation, { deadline });
   const { outcome, orderId, orderStatus, refundDue, replayed } = result;
   context.annotate({ outcome, orderId, refundDue, replayed });
-  if (!replayed && outcome !== "paid" && outcome !== "already_paid") {
-    // money that did not pay an order as it should: a person must look (refund, or ask for the rest)
+  if (!replayed && needsReview(outcome)) {
     deps.log({
       event: "payment.needs_review",
       requestId: context.requestId,

@@ -10,6 +10,7 @@ import type { OrderStatus } from "../orders/order_status.ts";
 export const PAYMENT_OUTCOMES = [
   "paid",
   "already_paid",
+  "already_recorded",
   "duplicate_payment",
   "order_cancelled",
   "method_mismatch",
@@ -21,6 +22,15 @@ export const PAYMENT_OUTCOMES = [
 
 /** One outcome of {@linkcode PAYMENT_OUTCOMES}. */
 export type PaymentOutcome = typeof PAYMENT_OUTCOMES[number];
+
+/**
+ * Whether a person must look at what an event decided: money that did not pay its order as it should
+ * (refund it, or ask for the rest). A payment that paid its order, and a later event of a payment already
+ * decided (reported when it was first decided), need no one.
+ */
+export function needsReview(outcome: PaymentOutcome): boolean {
+  return outcome !== "paid" && outcome !== "already_paid" && outcome !== "already_recorded";
+}
 
 /** A gateway's report that it received a payment. Amounts in minor units (paise for INR). */
 export interface PaymentConfirmation {
