@@ -203,6 +203,55 @@ for (const { name, db } of await testDatabases()) {
     });
   });
 
+  test("confirm_payment() takes the gateway's payment of an order the seller marked paid as its payment, not for refund", async (t) => {
+    const sellerMarks = async (orderId: string, status: string) =>
+      await db.asRole(
+        "service_role",
+        (s) =>
+          s.query("select public.update_order_status($2, $1, p_note => 'Buyer showed the receipt')", [
+            orderId,
+            status,
+          ]),
+      );
+    await t.step("paid by the seller, then the gateway's payment", async () => {
+      const orderId = await newOrderId(db);
+      await sellerMarks(orderId, "paid");
+      const result = await confirm(db, orderId);
+      assert.deepEqual(
+        [result.outcome, result.refundDue, result.orderStatus, result.emails],
+        ["paid", false, "paid", []],
+      );
+      assert.deepEqual((await historyRows(db, orderId)).map((h) => [h.move, h.actor]), [
+        ["->payment_pending", "system"],
+        ["payment_pending>paid", "seller"],
+      ]);
+      assert.deepEqual((await statusEmailRows(db, orderId)).map((e) => e.kind), ["status_paid"]);
+      // the order has its payment now: another one is a duplicate, due back
+      const second = await confirm(db, orderId, { paymentId: `pay_second_${orderId}` });
+      assert.deepEqual([second.outcome, second.refundDue], ["duplicate_payment", true]);
+    });
+    await t.step("paid by the seller and shipped, then the gateway's payment", async () => {
+      const orderId = await newOrderId(db);
+      await sellerMarks(orderId, "paid");
+      await sellerMarks(orderId, "processing");
+      const result = await confirm(db, orderId);
+      assert.deepEqual([result.outcome, result.refundDue, result.orderStatus], ["paid", false, "processing"]);
+    });
+    await t.step("with a wrong amount it is for review, not the order's payment", async () => {
+      const orderId = await newOrderId(db);
+      await sellerMarks(orderId, "paid");
+      const result = await confirm(db, orderId, { amount: FINAL_PAISE - 100 });
+      assert.deepEqual([result.outcome, result.refundDue], ["amount_mismatch", false]);
+    });
+    await t.step("after an earlier payment was recorded for the order, it is a duplicate", async () => {
+      const orderId = await newOrderId(db);
+      await confirm(db, orderId, { amount: 1, paymentId: `pay_short_${orderId}` });
+      await sellerMarks(orderId, "paid");
+      const result = await confirm(db, orderId);
+      assert.deepEqual([result.outcome, result.refundDue], ["duplicate_payment", true]);
+    });
+  });
+
   test("confirm_payment() refuses what a direct caller gets wrong with OCN00, writing nothing", async (t) => {
     const orderId = await newOrderId(db);
     const cases: [string, unknown[]][] = [

@@ -7,16 +7,21 @@
 --   event of it is recorded as `already_paid` (the first paid the order) or `already_recorded`, and flags
 --   nothing. `payments.refund_due` marks the one row per payment whose money is due back, and a unique
 --   index keeps it one, whatever writes the ledger.
+-- - A seller may mark a gateway order paid before the gateway reports it (the buyer showed a receipt).
+--   The gateway's payment that then arrives is the order's payment (outcome `paid`, the order left as it
+--   is, no second e-mail), not a duplicate to refund, unless a payment was already recorded for the order.
 --
 -- confirm_payment is declared `security definer` (it runs as the owner of the tables it writes, so the
 -- service role needs no more than EXECUTE on it) with an empty search_path, as every writer is.
 --
 -- Outcomes (payments.outcome), the earlier ones unchanged:
---   paid               the order was payment_pending and amount and currency match: it is now paid (actor
---                      payment_gateway) and the buyer's `paid` e-mail is queued
+--   paid               amount and currency match, and the order was payment_pending: it is now paid (actor
+--                      payment_gateway) and the buyer's `paid` e-mail is queued; or the seller had marked it
+--                      paid and no payment was recorded for it before: this is its payment, nothing moves
 --   already_paid       the order was already paid by this same payment (another event of it): nothing to do
 --   already_recorded   another event of a payment already decided otherwise: nothing new to do
---   duplicate_payment  the order was already paid by another payment or confirmed by the seller: refund due
+--   duplicate_payment  the order was already paid (by another payment, or by the seller after another
+--                      payment was recorded for it): refund due
 --   order_cancelled    the order is cancelled: refund due
 --   method_mismatch    the order is not to be paid through the gateway (upi_direct): refund due
 --   amount_mismatch    the amount differs from the order's final amount: not paid, for the seller to review
@@ -146,7 +151,14 @@ begin
     -- the buyer was to pay another way (the seller confirms a upi_direct transfer): this money goes back
     when v_order.payment_method <> 'gateway' then 'method_mismatch'
     when v_order.status = 'cancelled' then 'order_cancelled'
-    when v_order.status in ('paid', 'processing', 'shipped', 'delivered') then 'duplicate_payment'
+    -- marked paid by the seller with no payment recorded: this one is the order's payment when it matches
+    when v_order.status in ('paid', 'processing', 'shipped', 'delivered') then
+      case
+        when exists (select 1 from public.payments p where p.order_id = v_order.id) then 'duplicate_payment'
+        when v_currency <> v_order.currency then 'currency_mismatch'
+        when p_amount_minor <> (v_order.final_amount * 100)::bigint then 'amount_mismatch'
+        else 'paid'
+      end
     when v_currency <> v_order.currency then 'currency_mismatch'
     when p_amount_minor <> (v_order.final_amount * 100)::bigint then 'amount_mismatch'
     when not public.order_status_transition_allowed(v_order.status, 'paid') then 'not_payable'
@@ -162,7 +174,7 @@ begin
     v_outcome in ('duplicate_payment', 'order_cancelled', 'method_mismatch')
   );
 
-  if v_outcome = 'paid' then
+  if v_outcome = 'paid' and v_order.status = 'payment_pending' then
     v_move := public.move_order_status(
       v_order.id, 'paid', 'payment_gateway', format('%s payment %s', p_provider, p_provider_payment_id)
     );
@@ -174,7 +186,10 @@ begin
   end if;
   return jsonb_build_object(
     'replayed', false, 'outcome', v_outcome, 'orderId', v_order.id, 'orderNumber', v_order.order_number,
-    'orderStatus', case when v_outcome = 'paid' then 'paid'::public.order_status else v_order.status end,
+    'orderStatus', case
+      when v_outcome = 'paid' and v_order.status = 'payment_pending' then 'paid'::public.order_status
+      else v_order.status
+    end,
     'refundDue', v_outcome in ('duplicate_payment', 'order_cancelled', 'method_mismatch'), 'emails', v_emails
   );
 end;
