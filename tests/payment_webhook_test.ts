@@ -156,7 +156,11 @@ for (const { name, db } of await testDatabases()) {
       assert.equal(stack.messages.length, 1);
       assert.equal(stack.messages[0].idempotencyKey, `order/${orderId}/status/paid`);
       assert.equal(stack.messages[0].subject, `Payment received for your order ${orderNumber} at Test Store`);
-      assert.ok(stack.messages[0].text.includes("PAYMENT\nPaid online through the payment gateway (card)."));
+      assert.ok(
+        stack.messages[0].text.includes(
+          "PAYMENT\nPaid online through the payment gateway (card), confirmed by the gateway.",
+        ),
+      );
     } finally {
       await stack.close();
     }
