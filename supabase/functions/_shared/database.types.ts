@@ -374,6 +374,7 @@ export type Database = {
           provider_event_id: string
           provider_payment_id: string
           received_at: string
+          refund_due: boolean
         }
         Insert: {
           amount: number
@@ -388,6 +389,7 @@ export type Database = {
           provider_event_id: string
           provider_payment_id: string
           received_at?: string
+          refund_due?: boolean
         }
         Update: {
           amount?: number
@@ -402,6 +404,7 @@ export type Database = {
           provider_event_id?: string
           provider_payment_id?: string
           received_at?: string
+          refund_due?: boolean
         }
         Relationships: [
           {
