@@ -126,6 +126,20 @@ Deno.test("parseConfig() gives payment-webhook's database call 2500 ms by defaul
   assert.match(failure({ ...BASE, PAYMENT_WEBHOOK_TIMEOUT_MS: "soon" }), /^PAYMENT_WEBHOOK_TIMEOUT_MS /);
 });
 
+Deno.test("parseConfig() cancels unpaid gateway orders after 30 minutes and upi_direct ones after 72 hours by default", () => {
+  assert.deepEqual(parseConfig(BASE).unpaidOrders, { gatewayMinutes: 30, upiDirectHours: 72 });
+  assert.deepEqual(
+    parseConfig({ ...BASE, UNPAID_GATEWAY_ORDER_MINUTES: "0", UNPAID_UPI_DIRECT_ORDER_HOURS: "48" })
+      .unpaidOrders,
+    { gatewayMinutes: 0, upiDirectHours: 48 },
+  );
+  assert.match(failure({ ...BASE, UNPAID_GATEWAY_ORDER_MINUTES: "-5" }), /^UNPAID_GATEWAY_ORDER_MINUTES /);
+  assert.equal(
+    failure({ ...BASE, UNPAID_UPI_DIRECT_ORDER_HOURS: "9000" }),
+    "UNPAID_UPI_DIRECT_ORDER_HOURS must be at most 8760: got 9000",
+  );
+});
+
 // pins a past bug: a weekly window was purged by every drain (windows are kept 2 days), so its limit reset
 // each minute under cron
 Deno.test("parseConfig() refuses a rate-limit window longer than the 2 days windows are kept", () => {

@@ -176,6 +176,22 @@ Deno.test("renderStatusEmail() cancelled: the store's reason set apart, and a re
   }
 });
 
+Deno.test("renderStatusEmail() cancelled by the system: its reason is ours, not set apart as the store's", () => {
+  const { text, html } = render("cancelled", {
+    previousStatus: "payment_pending",
+    movedBy: "system",
+    paidBy: null,
+    recordedPayments: { count: 0, amountMinor: null },
+    note: "No payment arrived through the payment gateway within 30 minutes of the order.",
+  });
+  assert.ok(
+    text.includes("REASON\nNo payment arrived through the payment gateway within 30 minutes of the order.\n"),
+    text,
+  );
+  assert.ok(!/given by the store/i.test(text) && !/given by the store/i.test(html), text);
+  assert.ok(text.includes("PAYMENT\nNo payment had been recorded for this order."), text);
+});
+
 const PAYMENT_CLAIM = /\b(verified|received|paid)\b/i;
 
 Deno.test("renderStatusEmail() says a payment was received or paid only in the paid e-mail and for a cancelled order whose payment was recorded", () => {

@@ -1,5 +1,6 @@
 -- The buyer's status e-mails tell who confirmed a payment and whether money is due back, from what the
 -- database recorded: move_order_status (replaced) adds to each status e-mail's snapshot
+--   movedBy           who made this move (seller, payment_gateway or system);
 --   paidBy            who moved the order to `paid` (seller, payment_gateway or system), null if nobody did:
 --                     the `paid` e-mail says the gateway confirmed the payment, or that the seller confirmed
 --                     receiving it;
@@ -8,7 +9,7 @@
 --                     amountMinor is null when one is in another currency than the order's. The `cancelled`
 --                     e-mail says a refund is due only when a payment was recorded here, or the seller had
 --                     confirmed receiving one; never for an order nobody paid.
--- Rows written before this migration lack both fields; the templates fall back to the status the order left.
+-- Rows written before this migration lack these fields; the templates fall back to the status the order left.
 -- move_order_status is declared `security definer` with an empty search_path, as every writer is.
 
 create or replace function public.move_order_status(
@@ -82,6 +83,8 @@ begin
       'totalMinor', (v_order.total_amount * 100)::bigint, 'feeMinor', (v_order.checkout_fee * 100)::bigint,
       'finalMinor', (v_order.final_amount * 100)::bigint,
       'note', p_note, 'carrier', p_carrier, 'trackingNumber', p_tracking_number, 'trackingUrl', p_tracking_url,
+      -- who made this move: a cancellation by the system (an unpaid order's time ran out) gives our reason
+      'movedBy', p_actor,
       -- who moved the order to paid (this move's mover for `paid`), null when it never was paid
       'paidBy', (
         select h.actor from public.order_status_history h

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import type { ApiKeys } from "./http/auth.ts";
 import { ANSWER_GRACE_MS } from "./orders/database_call.ts";
+import type { UnpaidOrderWindows } from "./orders/unpaid_orders.ts";
 
 /** The service's settings. */
 export interface Config {
@@ -34,6 +35,11 @@ export interface Config {
    * call's start plus this, so the gateway gets its answer within {@linkcode RAZORPAY_ANSWER_LIMIT_MS}.
    */
   paymentWebhookTimeoutMs: number;
+  /**
+   * How long an order may stay unpaid before the outbox drain's run cancels it: UNPAID_GATEWAY_ORDER_MINUTES
+   * (default 30) and UNPAID_UPI_DIRECT_ORDER_HOURS (default 72); 0 turns a method's cancellation off.
+   */
+  unpaidOrders: UnpaidOrderWindows;
 }
 
 /** Razorpay counts a webhook not answered within this as failed, and retries it. */
@@ -125,6 +131,12 @@ function _paymentWebhookTimeout(env: Record<string, string | undefined>): number
   return ms;
 }
 
+function _upTo(env: Record<string, string | undefined>, name: string, fallback: number, max: number): number {
+  const value = _positiveInt(env, name, fallback);
+  if (value > max) throw new ConfigError(`${name} must be at most ${max}: got ${value}`);
+  return value;
+}
+
 /** The tracking link outside production, when none is set: a storefront's tracking page on port 3000. */
 export const DEV_TRACKING_URL = "http://localhost:3000/track?order={orderId}&token={token}";
 
@@ -211,5 +223,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     },
     razorpayWebhookSecret: env.RAZORPAY_WEBHOOK_SECRET || null,
     paymentWebhookTimeoutMs: _paymentWebhookTimeout(env),
+    unpaidOrders: {
+      // at most a year: cancel_unpaid_orders refuses longer windows
+      gatewayMinutes: _upTo(env, "UNPAID_GATEWAY_ORDER_MINUTES", 30, 525_600),
+      upiDirectHours: _upTo(env, "UNPAID_UPI_DIRECT_ORDER_HOURS", 72, 8_760),
+    },
   };
 }

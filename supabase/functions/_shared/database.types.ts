@@ -533,6 +533,14 @@ export type Database = {
       [_ in never]: never
     }
     Functions: {
+      cancel_unpaid_orders: {
+        Args: {
+          p_gateway_minutes: number
+          p_limit?: number
+          p_upi_direct_hours: number
+        }
+        Returns: Json
+      }
       checkout_fee: {
         Args: {
           p_gateway_method: string

@@ -93,11 +93,13 @@ export interface StatusEmailData {
   carrier: string | null;
   trackingNumber: string | null;
   trackingUrl: string | null;
+  /** Who made this move. Absent on rows written before it was recorded. */
+  movedBy?: StatusMover;
   /**
    * Who moved the order to `paid` (for a `paid` e-mail, this move's mover); null when nobody did. Absent
    * on rows written before it was recorded.
    */
-  paidBy?: PaidBy | null;
+  paidBy?: StatusMover | null;
   /**
    * The gateway's payments the ledger held for the order at the move, each payment once: how many, and
    * their sum in minor units (null when one is in another currency). Absent on rows written before it was
@@ -106,8 +108,11 @@ export interface StatusEmailData {
   recordedPayments?: { count: number; amountMinor: number | null };
 }
 
-/** Who can move an order to `paid`: the seller (update-order-status), the gateway (payment-webhook), plain SQL. */
-export type PaidBy = "seller" | "payment_gateway" | "system";
+/**
+ * Who moves an order: the seller (update-order-status), the gateway (payment-webhook), or the system (an
+ * unpaid order's time running out in the outbox drain's run; plain SQL).
+ */
+export type StatusMover = "seller" | "payment_gateway" | "system";
 
 /** What every claimed outbox row carries besides its kind and payload. */
 interface _OutboxRow {

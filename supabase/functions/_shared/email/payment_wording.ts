@@ -4,13 +4,13 @@
  * transfer is unconfirmed until the seller has checked it against the buyer's proof. A paid order says who
  * confirmed the payment: the gateway that reported it, or the seller who says they received it. Pure.
  */
-import type { OrderEmailData, PaidBy } from "./order_email.ts";
+import type { OrderEmailData, StatusMover } from "./order_email.ts";
 
 const _GATEWAY_NAMES = { card: "card", upi: "UPI", wallet: "wallet" } as const;
 
 /** The payment lines for the buyer's or the seller's e-mail of `order`. */
 export function describePayment(
-  order: Pick<OrderEmailData, "paymentMethod" | "gatewayMethod" | "status"> & { paidBy?: PaidBy | null },
+  order: Pick<OrderEmailData, "paymentMethod" | "gatewayMethod" | "status"> & { paidBy?: StatusMover | null },
   reader: "buyer" | "seller",
 ): string[] {
   const via = _GATEWAY_NAMES[order.gatewayMethod ?? "card"];
@@ -34,7 +34,7 @@ export function describePayment(
 
 /** A paid order's lines: who confirmed the payment, and how the buyer chose to pay when that is not implied. */
 function _paid(
-  order: Pick<OrderEmailData, "paymentMethod" | "gatewayMethod"> & { paidBy?: PaidBy | null },
+  order: Pick<OrderEmailData, "paymentMethod" | "gatewayMethod"> & { paidBy?: StatusMover | null },
   via: string,
 ): string[] {
   const chosen = order.paymentMethod === "gateway"

@@ -93,7 +93,10 @@ const _CONTENT: Record<StatusEmailData["status"], (order: StatusEmailData) => _C
           _date(order.createdAt, order)
         }, has been cancelled.`,
       ]),
-      _storeNote("Reason given by the store", order.note),
+      // the system's reason (an unpaid order's time ran out) is ours; a seller's is set apart as theirs
+      order.movedBy === "system" && order.note
+        ? _plainSection("Reason", [order.note])
+        : _storeNote("Reason given by the store", order.note),
       _plainSection("Payment", _cancelledPayment(order)),
       _itemsSection(order),
     ],
