@@ -142,6 +142,18 @@ for (const { name, db } of await testDatabases()) {
     assert.equal(refused, "OCN00");
   });
 
+  test("cancel_unpaid_orders() rolls back when its deadline has passed (OCT00), cancelling nothing", async () => {
+    const orderId = await orderPlaced(db, await createTestStore(db), "gateway", 60);
+    const late = await db.asRole(
+      "service_role",
+      (s) => s.query("select public.cancel_unpaid_orders(30, 72, 100, now() - interval '1 second')"),
+    ).then(() => null, (error: { code?: string }) => error.code);
+    assert.equal(late, "OCT00");
+    assert.equal(await orderStatus(db, orderId), "payment_pending");
+    await cancelUnpaid(db, 30, 72);
+    assert.equal(await orderStatus(db, orderId), "cancelled");
+  });
+
   test("POST outbox-drain cancels the unpaid orders that are due, and the buyer gets the cancelled e-mail in the same run", async () => {
     const mail = capturingMailer();
     const stack = await startTestStack({ db, mailer: () => Promise.resolve(mail) });

@@ -16,12 +16,14 @@
 create index orders_payment_pending_created_at_idx on public.orders (created_at)
   where status = 'payment_pending';
 
--- 2. Cancels up to p_limit unpaid orders; a window of 0 turns its method's cancellation off. Returns
+-- 2. Cancels up to p_limit unpaid orders; a window of 0 turns its method's cancellation off. The deadline
+--    works as the other writers': past it the call gives up, or rolls back rather than commit. Returns
 --    { cancelled: [{ orderId, orderNumber, paymentMethod }], emails: [<claimed outbox messages>] }.
 create or replace function public.cancel_unpaid_orders(
   p_gateway_minutes integer,
   p_upi_direct_hours integer,
-  p_limit integer default 100
+  p_limit integer default 100,
+  p_deadline timestamptz default null
 )
 returns jsonb
 language plpgsql
@@ -37,6 +39,9 @@ declare
   v_cancelled jsonb := '[]'::jsonb;
   v_emails jsonb := '[]'::jsonb;
 begin
+  if p_deadline is not null and clock_timestamp() >= p_deadline then
+    raise exception using errcode = 'OCT00', message = 'DEADLINE_EXCEEDED: the caller''s deadline passed before the cancellation started';
+  end if;
   if p_gateway_minutes is null or p_gateway_minutes not between 0 and 525600 then
     v_issues := v_issues || jsonb_build_object(
       'path', 'gatewayMinutes', 'message', 'gatewayMinutes must be a whole number from 0 to 525600'
@@ -87,9 +92,13 @@ begin
     );
     v_emails := v_emails || (v_move -> 'emails');
   end loop;
+  if p_deadline is not null and clock_timestamp() >= p_deadline then
+    raise exception using errcode = 'OCT00', message = 'DEADLINE_EXCEEDED: the caller gave up before the cancellation could commit';
+  end if;
   return jsonb_build_object('cancelled', v_cancelled, 'emails', v_emails);
 end;
 $$;
 
-revoke execute on function public.cancel_unpaid_orders(integer, integer, integer) from public, anon, authenticated;
-grant execute on function public.cancel_unpaid_orders(integer, integer, integer) to service_role;
+revoke execute on function public.cancel_unpaid_orders(integer, integer, integer, timestamptz)
+  from public, anon, authenticated;
+grant execute on function public.cancel_unpaid_orders(integer, integer, integer, timestamptz) to service_role;

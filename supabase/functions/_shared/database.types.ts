@@ -535,6 +535,7 @@ export type Database = {
     Functions: {
       cancel_unpaid_orders: {
         Args: {
+          p_deadline?: string
           p_gateway_minutes: number
           p_limit?: number
           p_upi_direct_hours: number

@@ -37,14 +37,16 @@ export function supabaseCancelUnpaidOrders(
 ): CancelUnpaidOrders {
   return async () => {
     const now = clock();
+    const deadline = new Date(now.getTime() + timeoutMs);
     const data = await callDatabase(
       (signal) =>
         client.rpc("cancel_unpaid_orders", {
           p_gateway_minutes: windows.gatewayMinutes,
           p_upi_direct_hours: windows.upiDirectHours,
           p_limit: UNPAID_ORDERS_PER_RUN,
+          p_deadline: deadline.toISOString(),
         }).abortSignal(signal),
-      new Date(now.getTime() + timeoutMs),
+      deadline,
       now,
     );
     const result = data as Partial<UnpaidOrdersCancelled> | null;

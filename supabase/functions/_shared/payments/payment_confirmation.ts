@@ -1,7 +1,8 @@
 /**
  * The provider-neutral payment confirmation: what a gateway's adapter hands to `confirm_payment`, what
  * the database decided, and the port that records it. Every event is recorded once per (provider, event
- * id); only a correct payment of a payment_pending order marks it paid.
+ * id), and decided once per provider payment; only a correct payment of a `gateway` order that is
+ * payment_pending marks it paid (or, when the seller marked it paid first, becomes its payment).
  */
 import type { OutboxEmail } from "../email/order_email.ts";
 import type { OrderStatus } from "../orders/order_status.ts";
