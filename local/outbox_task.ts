@@ -1,6 +1,8 @@
 /**
  * `deno task outbox`: one run of the outbox drain (`runOutboxDrain`, the same code the outbox-drain function
- * runs on Supabase): sends every e-mail the request path did not (pending or failed rows at least a minute
+ * runs on Supabase): cancels the orders nobody paid in time (UNPAID_GATEWAY_ORDER_MINUTES,
+ * UNPAID_UPI_DIRECT_ORDER_HOURS) and sends their buyers' cancelled e-mails; sends every e-mail the request path
+ * did not (pending or failed rows at least a minute
  * old, and claims left `sending` by a sender that died), through Resend when RESEND_API_KEY is set, else
  * into `.local/outbox/`; reports dead rows; removes idempotency keys older than 7 days and rate-limit
  * windows older than 2 days. Safe from cron and concurrently: rows are claimed with `for update skip locked`.
@@ -15,6 +17,7 @@ import { type DrainReport, runOutboxDrain } from "../supabase/functions/_shared/
 import { createResendMailer } from "../supabase/functions/_shared/email/resend_mailer.ts";
 import { supabaseEmailOutbox } from "../supabase/functions/_shared/email/supabase_email_outbox.ts";
 import { supabasePurgeExpiredGuards } from "../supabase/functions/_shared/orders/order_guards.ts";
+import { supabaseCancelUnpaidOrders } from "../supabase/functions/_shared/orders/unpaid_orders.ts";
 import { createFileMailer } from "./file_mailer.ts";
 import { DEMO_KEYS } from "./stack.ts";
 
@@ -67,6 +70,7 @@ export async function runOutboxTask(
   const report = await runOutboxDrain({
     mailer,
     outbox: supabaseEmailOutbox(client, config.databaseTimeoutMs),
+    cancelUnpaidOrders: supabaseCancelUnpaidOrders(client, config.unpaidOrders, config.databaseTimeoutMs),
     purgeExpiredGuards: supabasePurgeExpiredGuards(client, config.databaseTimeoutMs),
     render: {
       from: config.emailFrom,
@@ -78,6 +82,11 @@ export async function runOutboxTask(
   }, flags);
 
   const print = io.print ?? console.log;
+  print(
+    report.unpaidOrders
+      ? `unpaid orders: cancelled ${report.unpaidOrders.cancelled}`
+      : "unpaid orders: failed (see the log line), the next run tries again",
+  );
   const { claimed, sent, failed, dead, ignored } = report.emails;
   print(`outbox: claimed ${claimed}, sent ${sent}, failed ${failed}, dead ${dead}, ignored ${ignored}`);
   if (report.deadEmails.total > 0) {

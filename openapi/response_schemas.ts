@@ -93,6 +93,8 @@ const _Count = z.int().min(0);
 
 /** outbox-drain's 200: what one drain run did. No address, no error text. */
 export const DrainResponse = z.strictObject({
+  /** the unpaid orders the run cancelled before sending; null when that step failed (the rest went on) */
+  unpaidOrders: z.strictObject({ cancelled: _Count, orderIds: z.array(Uuid) }).nullable(),
   emails: z.strictObject({
     claimed: _Count,
     sent: _Count,

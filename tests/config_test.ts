@@ -114,6 +114,32 @@ Deno.test("parseConfig() gives the database step 6000 ms by default: below Supab
   assert.equal(parseConfig({ ...BASE, DATABASE_TIMEOUT_MS: "2500" }).databaseTimeoutMs, 2_500);
 });
 
+Deno.test("parseConfig() gives payment-webhook's database call 2500 ms by default, and refuses more than Razorpay's 5 s allow", () => {
+  assert.equal(parseConfig(BASE).paymentWebhookTimeoutMs, 2_500);
+  assert.equal(parseConfig({ ...BASE, PAYMENT_WEBHOOK_TIMEOUT_MS: "1000" }).paymentWebhookTimeoutMs, 1_000);
+  // DATABASE_TIMEOUT_MS is the other functions' budget, not the webhook's
+  assert.equal(parseConfig({ ...BASE, DATABASE_TIMEOUT_MS: "7000" }).paymentWebhookTimeoutMs, 2_500);
+  assert.equal(
+    failure({ ...BASE, PAYMENT_WEBHOOK_TIMEOUT_MS: "4000" }),
+    "PAYMENT_WEBHOOK_TIMEOUT_MS must be at most 2500 (Razorpay waits 5 s for an answer, 2000 ms of them are the answer's grace): got 4000",
+  );
+  assert.match(failure({ ...BASE, PAYMENT_WEBHOOK_TIMEOUT_MS: "soon" }), /^PAYMENT_WEBHOOK_TIMEOUT_MS /);
+});
+
+Deno.test("parseConfig() cancels unpaid gateway orders after 30 minutes and upi_direct ones after 72 hours by default", () => {
+  assert.deepEqual(parseConfig(BASE).unpaidOrders, { gatewayMinutes: 30, upiDirectHours: 72 });
+  assert.deepEqual(
+    parseConfig({ ...BASE, UNPAID_GATEWAY_ORDER_MINUTES: "0", UNPAID_UPI_DIRECT_ORDER_HOURS: "48" })
+      .unpaidOrders,
+    { gatewayMinutes: 0, upiDirectHours: 48 },
+  );
+  assert.match(failure({ ...BASE, UNPAID_GATEWAY_ORDER_MINUTES: "-5" }), /^UNPAID_GATEWAY_ORDER_MINUTES /);
+  assert.equal(
+    failure({ ...BASE, UNPAID_UPI_DIRECT_ORDER_HOURS: "9000" }),
+    "UNPAID_UPI_DIRECT_ORDER_HOURS must be at most 8760: got 9000",
+  );
+});
+
 // pins a past bug: a weekly window was purged by every drain (windows are kept 2 days), so its limit reset
 // each minute under cron
 Deno.test("parseConfig() refuses a rate-limit window longer than the 2 days windows are kept", () => {

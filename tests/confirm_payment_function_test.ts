@@ -13,8 +13,19 @@ import { historyRows, orderStatus, statusEmailRows } from "./support/status_move
 /** 2 x 349.00 by card: 715.45. */
 const FINAL_PAISE = 71_545;
 
-async function newOrderId(db: SqlDatabase): Promise<string> {
-  const { response } = await callCreateOrder(db, createOrderPayload(await createTestStore(db)));
+/** 2 x 349.00 by UPI direct transfer: 698.00. */
+const UPI_DIRECT_PAISE = 69_800;
+
+async function newOrderId(db: SqlDatabase, method: "gateway" | "upi_direct" = "gateway"): Promise<string> {
+  const store = await createTestStore(db);
+  const payload = method === "gateway" ? createOrderPayload(store) : createOrderPayload(store, {
+    paymentMethod: "upi_direct",
+    gatewayMethod: null,
+    paymentProofUrl: "https://proof.example/upi/1.png",
+    feeMinor: 0,
+    finalMinor: UPI_DIRECT_PAISE,
+  });
+  const { response } = await callCreateOrder(db, payload);
   return response.orderId;
 }
 
@@ -22,6 +33,7 @@ interface Confirmed {
   replayed: boolean;
   outcome: string;
   orderId: string | null;
+  orderStatus: string | null;
   refundDue: boolean;
   emails: { kind: string }[];
 }
@@ -39,7 +51,8 @@ async function confirm(
         orderId,
         options.amount ?? FINAL_PAISE,
         options.currency ?? "INR",
-        options.paymentId ?? "pay_sql_1",
+        // a provider's payment id belongs to one payment of one order
+        options.paymentId ?? `pay_${orderId}`,
         options.eventId ?? `evt_${crypto.randomUUID()}`,
       ],
     ));
@@ -88,6 +101,160 @@ for (const { name, db } of await testDatabases()) {
     assert.deepEqual(await statusEmailRows(db, orderId), [
       { kind: "status_paid", to_email: "asha@example.com", status: "sending" },
     ]);
+  });
+
+  test("confirm_payment() marks no order paid whose payment method is not gateway: method_mismatch, refund due", async () => {
+    const orderId = await newOrderId(db, "upi_direct");
+    const result = await confirm(db, orderId, { amount: UPI_DIRECT_PAISE, paymentId: "pay_upi_order" });
+    assert.deepEqual(
+      [result.outcome, result.refundDue, result.orderStatus, result.emails],
+      ["method_mismatch", true, "payment_pending", []],
+    );
+    assert.equal(await orderStatus(db, orderId), "payment_pending");
+    assert.deepEqual((await historyRows(db, orderId)).map((h) => h.move), ["->payment_pending"]);
+    assert.deepEqual(await statusEmailRows(db, orderId), []);
+    // the seller's own confirmation of the transfer still works, and a later gateway payment pays nothing
+    await db.asRole(
+      "service_role",
+      (s) =>
+        s.query("select public.update_order_status('paid', $1, p_note => 'UPI transfer checked')", [orderId]),
+    );
+    const after = await confirm(db, orderId, { amount: UPI_DIRECT_PAISE, paymentId: "pay_upi_order_2" });
+    assert.deepEqual([after.outcome, after.refundDue], ["method_mismatch", true]);
+    const [row] = await db.query<{ outcome: string; order_status: string }>(
+      "select outcome, order_status::text from public.payments where provider_payment_id = 'pay_upi_order'",
+    );
+    assert.deepEqual(row, { outcome: "method_mismatch", order_status: "payment_pending" });
+  });
+
+  test("confirm_payment() flags one refund per provider payment id, whatever events report it", async (t) => {
+    const refundRows = async (paymentId: string) =>
+      await db.query<{ outcome: string; refund_due: boolean }>(
+        `select outcome, refund_due from public.payments where provider_payment_id = $1
+         order by received_at, provider_event_id`,
+        [paymentId],
+      );
+    await t.step("payment.captured and order.paid of one payment for a cancelled order", async () => {
+      const orderId = await newOrderId(db);
+      await db.asRole(
+        "service_role",
+        (s) =>
+          s.query("select public.update_order_status('cancelled', $1, p_note => 'Out of stock')", [orderId]),
+      );
+      const paymentId = `pay_cancelled_${orderId}`;
+      const results = [
+        await confirm(db, orderId, { paymentId, eventId: `evt_a_${orderId}` }),
+        await confirm(db, orderId, { paymentId, eventId: `evt_b_${orderId}` }),
+      ];
+      assert.deepEqual(results.map((r) => [r.outcome, r.refundDue]), [
+        ["order_cancelled", true],
+        ["already_recorded", false],
+      ]);
+      assert.deepEqual(await refundRows(paymentId), [
+        { outcome: "order_cancelled", refund_due: true },
+        { outcome: "already_recorded", refund_due: false },
+      ]);
+      // a replay of either event answers as it first did
+      const replay = await confirm(db, orderId, { paymentId, eventId: `evt_b_${orderId}` });
+      assert.deepEqual([replay.outcome, replay.refundDue, replay.replayed], [
+        "already_recorded",
+        false,
+        true,
+      ]);
+    });
+    await t.step("two events of a second payment of a paid order", async () => {
+      const orderId = await newOrderId(db);
+      assert.equal((await confirm(db, orderId)).outcome, "paid");
+      const paymentId = `pay_second_${orderId}`;
+      const results = [
+        await confirm(db, orderId, { paymentId }),
+        await confirm(db, orderId, { paymentId }),
+      ];
+      assert.deepEqual(results.map((r) => [r.outcome, r.refundDue]), [
+        ["duplicate_payment", true],
+        ["already_recorded", false],
+      ]);
+      assert.deepEqual((await refundRows(paymentId)).filter((r) => r.refund_due).length, 1);
+    });
+    await t.step("two events of a gateway payment of a upi_direct order", async () => {
+      const orderId = await newOrderId(db, "upi_direct");
+      const results = [
+        await confirm(db, orderId, { amount: UPI_DIRECT_PAISE }),
+        await confirm(db, orderId, { amount: UPI_DIRECT_PAISE }),
+      ];
+      assert.deepEqual(results.map((r) => [r.outcome, r.refundDue]), [
+        ["method_mismatch", true],
+        ["already_recorded", false],
+      ]);
+    });
+    await t.step("the ledger itself refuses a second refund of one payment", async () => {
+      const orderId = await newOrderId(db);
+      await db.asRole(
+        "service_role",
+        (s) =>
+          s.query("select public.update_order_status('cancelled', $1, p_note => 'Out of stock')", [orderId]),
+      );
+      await confirm(db, orderId, { paymentId: `pay_forged_${orderId}` });
+      assert.equal(
+        await sqlstate(
+          db,
+          `insert into public.payments (provider, provider_event_id, provider_payment_id, order_id, amount,
+             currency, outcome, refund_due)
+           values ('razorpay', $2, $3, $1, 715.45, 'INR', 'order_cancelled', true)`,
+          [orderId, `evt_forged_${orderId}`, `pay_forged_${orderId}`],
+        ),
+        "23505",
+      );
+    });
+  });
+
+  test("confirm_payment() takes the gateway's payment of an order the seller marked paid as its payment, not for refund", async (t) => {
+    const sellerMarks = async (orderId: string, status: string) =>
+      await db.asRole(
+        "service_role",
+        (s) =>
+          s.query("select public.update_order_status($2, $1, p_note => 'Buyer showed the receipt')", [
+            orderId,
+            status,
+          ]),
+      );
+    await t.step("paid by the seller, then the gateway's payment", async () => {
+      const orderId = await newOrderId(db);
+      await sellerMarks(orderId, "paid");
+      const result = await confirm(db, orderId);
+      assert.deepEqual(
+        [result.outcome, result.refundDue, result.orderStatus, result.emails],
+        ["paid", false, "paid", []],
+      );
+      assert.deepEqual((await historyRows(db, orderId)).map((h) => [h.move, h.actor]), [
+        ["->payment_pending", "system"],
+        ["payment_pending>paid", "seller"],
+      ]);
+      assert.deepEqual((await statusEmailRows(db, orderId)).map((e) => e.kind), ["status_paid"]);
+      // the order has its payment now: another one is a duplicate, due back
+      const second = await confirm(db, orderId, { paymentId: `pay_second_${orderId}` });
+      assert.deepEqual([second.outcome, second.refundDue], ["duplicate_payment", true]);
+    });
+    await t.step("paid by the seller and shipped, then the gateway's payment", async () => {
+      const orderId = await newOrderId(db);
+      await sellerMarks(orderId, "paid");
+      await sellerMarks(orderId, "processing");
+      const result = await confirm(db, orderId);
+      assert.deepEqual([result.outcome, result.refundDue, result.orderStatus], ["paid", false, "processing"]);
+    });
+    await t.step("with a wrong amount it is for review, not the order's payment", async () => {
+      const orderId = await newOrderId(db);
+      await sellerMarks(orderId, "paid");
+      const result = await confirm(db, orderId, { amount: FINAL_PAISE - 100 });
+      assert.deepEqual([result.outcome, result.refundDue], ["amount_mismatch", false]);
+    });
+    await t.step("after an earlier payment was recorded for the order, it is a duplicate", async () => {
+      const orderId = await newOrderId(db);
+      await confirm(db, orderId, { amount: 1, paymentId: `pay_short_${orderId}` });
+      await sellerMarks(orderId, "paid");
+      const result = await confirm(db, orderId);
+      assert.deepEqual([result.outcome, result.refundDue], ["duplicate_payment", true]);
+    });
   });
 
   test("confirm_payment() refuses what a direct caller gets wrong with OCN00, writing nothing", async (t) => {

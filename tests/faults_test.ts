@@ -11,6 +11,7 @@ import { sharedPglite, sharedPostgres } from "./support/databases.ts";
 import { type FakeAnswer, startFakeResend } from "./support/fake_resend.ts";
 import { startTestStack } from "./support/local_stack.ts";
 import { capturingLogger, findLeaks } from "./support/log_capture.ts";
+import { callCreateOrder, createOrderPayload } from "./support/create_order_payload.ts";
 import { orderBody } from "./support/order_request.ts";
 import {
   closedPort,
@@ -19,6 +20,7 @@ import {
   waitForBlockedCreateOrder,
   waitForCreateOrderIdle,
 } from "./support/postgres_faults.ts";
+import { paymentCapturedEvent, postRazorpayEvent } from "./support/razorpay_events.ts";
 import { countStoreRows } from "./support/store_rows.ts";
 
 const pg = await sharedPostgres();
@@ -159,6 +161,38 @@ Deno.test({
       assert.deepEqual(await countStoreRows(db, store.storeId), EMPTY);
       await stack.settled();
       assert.equal(stack.mail.sent.length, 0);
+    } finally {
+      await stack.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "[postgres] POST payment-webhook stores nothing when the order stays locked past PAYMENT_WEBHOOK_TIMEOUT_MS, and Razorpay's retry pays it",
+  ignore: !pg,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const db = pg!;
+    const { response } = await callCreateOrder(db, createOrderPayload(await createTestStore(db)));
+    const { orderId } = response;
+    const stack = await startTestStack({ db, env: { PAYMENT_WEBHOOK_TIMEOUT_MS: "300" } });
+    const event = paymentCapturedEvent({ orderId, amount: 71_545 });
+    const eventId = `evt_${crypto.randomUUID()}`;
+    try {
+      // a seller's move holds the order row: confirm_payment waits for it until its deadline, then rolls back
+      const lock = await holdLock(db, "select * from public.orders where id = $1 for update", [orderId]);
+      await _assertInternalError(await postRazorpayEvent(stack, event, { eventId }));
+      await lock.release();
+      const stored = await db.query("select 1 from public.payments where order_id = $1", [orderId]);
+      assert.equal(stored.length, 0);
+
+      const retry = await postRazorpayEvent(stack, event, { eventId });
+      assert.equal(retry.status, 200);
+      assert.deepEqual([(await retry.json()).outcome], ["paid"]);
+      await stack.settled();
+      assert.equal(stack.mail.sent.length, 1);
     } finally {
       await stack.close();
     }

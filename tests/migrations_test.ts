@@ -147,6 +147,7 @@ const SERVICE_NEEDS = [
   "function purge_expired_order_guards(p_idempotency_hours integer, p_rate_limit_hours integer) service_role EXECUTE",
   "function update_order_status(p_status text, p_order_id uuid, p_store_id uuid, p_order_number text, p_note text, p_carrier text, p_tracking_number text, p_tracking_url text, p_deadline timestamp with time zone) service_role EXECUTE",
   "function confirm_payment(p_order_id text, p_amount_minor bigint, p_currency text, p_provider text, p_provider_payment_id text, p_event_id text, p_deadline timestamp with time zone) service_role EXECUTE",
+  "function cancel_unpaid_orders(p_gateway_minutes integer, p_upi_direct_hours integer, p_limit integer, p_deadline timestamp with time zone) service_role EXECUTE",
   "table payments service_role SELECT",
   "table orders service_role SELECT",
   "table email_outbox service_role SELECT",

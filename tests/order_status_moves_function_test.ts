@@ -178,16 +178,42 @@ for (const { name, db } of await testDatabases()) {
     });
   });
 
+  test("move_order_status() is executable by no API role: only update_order_status and confirm_payment move orders", async () => {
+    const orderId = await newOrderId(db);
+    for (const role of ["service_role", "authenticated", "anon"]) {
+      const refused = await db.asRole(
+        role,
+        (s) => s.query("select public.move_order_status($1, 'paid', 'payment_gateway')", [orderId]),
+      ).then(() => null, (error: { code?: string }) => error.code);
+      assert.equal(refused, "42501", role);
+    }
+    assert.equal(await orderStatus(db, orderId), "payment_pending");
+    // the two functions that call it still do, as the service role
+    await db.asRole(
+      "service_role",
+      (s) => s.query("select public.update_order_status('paid', $1)", [orderId]),
+    );
+    const paid = await newOrderId(db);
+    await db.asRole(
+      "service_role",
+      (s) =>
+        s.query("select public.confirm_payment($1, 71545, 'INR', 'razorpay', $2, $3)", [
+          paid,
+          `pay_${paid}`,
+          `evt_${paid}`,
+        ]),
+    );
+    assert.deepEqual([await orderStatus(db, orderId), await orderStatus(db, paid)], ["paid", "paid"]);
+  });
+
   test("move_order_status() writes the status e-mail once per order and status, claimed for its caller", async () => {
     const orderId = await newOrderId(db);
-    // the building block of the movers: its owner calls it, no API role may (order_writes_test.ts)
-    const [row] = await db.asRole(
-      OWNER,
-      (s) =>
-        s.query<{ result: { changed: boolean; emails: { kind: string; claimToken: string }[] } }>(
-          "select public.move_order_status($1, 'paid', 'system') as result",
-          [orderId],
-        ),
+    // as the functions that call it run it: as the owner of the tables (security definer)
+    const [row] = await db.query<
+      { result: { changed: boolean; emails: { kind: string; claimToken: string }[] } }
+    >(
+      "select public.move_order_status($1, 'paid', 'system') as result",
+      [orderId],
     );
     assert.equal(row.result.changed, true);
     assert.deepEqual(row.result.emails.map((e) => e.kind), ["status_paid"]);

@@ -52,6 +52,7 @@ Deno.test({
       const outboxLines = printed.filter((line) => line.startsWith("outbox:"));
       assert.match(outboxLines[1], /^outbox: claimed \d+, sent \d+, failed 0, dead 0, ignored 0$/);
       assert.match(printed.at(-1)!, /^housekeeping: removed \d+ idempotency keys, \d+ rate-limit windows$/);
+      assert.match(printed[0], /^unpaid orders: cancelled \d+$/);
     } finally {
       await served.close();
       await fake.close();

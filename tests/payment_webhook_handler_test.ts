@@ -4,6 +4,8 @@
  * payment_webhook_test.ts.
  */
 import assert from "node:assert/strict";
+import { parseConfig, RAZORPAY_ANSWER_LIMIT_MS } from "../supabase/functions/_shared/config.ts";
+import { ANSWER_GRACE_MS } from "../supabase/functions/_shared/orders/database_call.ts";
 import type {
   ConfirmationResult,
   PaymentConfirmation,
@@ -16,12 +18,15 @@ import { paymentCapturedEvent, razorpayHeaders } from "./support/razorpay_events
 const SECRET = "whsec_handler_test";
 const ORDER_ID = "0b8f5a52-9a8e-4d1c-8f59-3f3c2f0d1a77";
 
-function recordingLedger(): PaymentLedger & { seen: PaymentConfirmation[] } {
+function recordingLedger(): PaymentLedger & { seen: PaymentConfirmation[]; deadlines: Date[] } {
   const seen: PaymentConfirmation[] = [];
+  const deadlines: Date[] = [];
   return {
     seen,
-    confirmPayment(confirmation): Promise<ConfirmationResult> {
+    deadlines,
+    confirmPayment(confirmation, { deadline }): Promise<ConfirmationResult> {
       seen.push(confirmation);
+      deadlines.push(deadline);
       return Promise.resolve({
         replayed: false,
         outcome: "paid",
@@ -35,15 +40,20 @@ function recordingLedger(): PaymentLedger & { seen: PaymentConfirmation[] } {
   };
 }
 
-function handler(secret: string | null, ledger: PaymentLedger, log = capturingLogger()) {
+function handler(
+  secret: string | null,
+  ledger: PaymentLedger,
+  log = capturingLogger(),
+  options: { paymentWebhookTimeoutMs?: number; clock?: () => Date } = {},
+) {
   return paymentWebhookHandler({
     config: {
       apiKeys: { public: ["anon"], service: ["service"] },
       allowedOrigins: ["*"],
-      databaseTimeoutMs: 6000,
+      paymentWebhookTimeoutMs: options.paymentWebhookTimeoutMs ?? 2500,
       razorpayWebhookSecret: secret,
     },
-    clock: () => new Date(),
+    clock: options.clock ?? (() => new Date()),
     payments: ledger,
     sendEmails: () => Promise.resolve(),
     waitUntil: () => {},
@@ -109,4 +119,21 @@ Deno.test("paymentWebhookHandler() answers 405 with Allow to a GET", async () =>
   const res = await handler(SECRET, recordingLedger())(new Request("http://localhost/", { method: "GET" }));
   assert.equal(res.status, 405);
   assert.equal(res.headers.get("allow"), "POST, OPTIONS");
+});
+
+Deno.test("paymentWebhookHandler() gives confirm_payment a deadline that lets Razorpay have its answer within 5 s", async () => {
+  const ledger = recordingLedger();
+  const now = new Date("2026-11-23T10:00:00.000Z");
+  const { paymentWebhookTimeoutMs } = parseConfig({
+    SUPABASE_URL: "https://x.co",
+    SUPABASE_SERVICE_ROLE_KEY: "s",
+  });
+  const body = JSON.stringify(paymentCapturedEvent({ orderId: ORDER_ID, amount: 100 }));
+  const res = await handler(SECRET, ledger, capturingLogger(), { paymentWebhookTimeoutMs, clock: () => now })(
+    await signedRequest(body),
+  );
+  assert.equal(res.status, 200);
+  assert.equal(ledger.deadlines[0].getTime() - now.getTime(), 2_500);
+  // the call gives up ANSWER_GRACE_MS after its deadline at the latest
+  assert.ok(2_500 + ANSWER_GRACE_MS < RAZORPAY_ANSWER_LIMIT_MS);
 });

@@ -24,10 +24,25 @@ import { historyRows, orderStatus, postStatusMove, statusEmailRows } from "./sup
 /** A gateway/card order of two Assam Tea: final amount 715.45, so 71,545 paise. */
 const FINAL_PAISE = 71_545;
 
-async function newOrder(db: SqlDatabase) {
+/** The same two teas paid by UPI direct transfer: 698.00, so 69,800 paise. */
+const UPI_DIRECT_PAISE = 69_800;
+
+async function newOrder(db: SqlDatabase, method: "gateway" | "upi_direct" = "gateway") {
   const store = await createTestStore(db);
-  const { response } = await callCreateOrder(db, createOrderPayload(store));
+  const payload = method === "gateway" ? createOrderPayload(store) : createOrderPayload(store, {
+    paymentMethod: "upi_direct",
+    gatewayMethod: null,
+    paymentProofUrl: "https://proof.example/upi/1.png",
+    feeMinor: 0,
+    finalMinor: UPI_DIRECT_PAISE,
+  });
+  const { response } = await callCreateOrder(db, payload);
   return { orderId: response.orderId, orderNumber: response.orderNumber };
+}
+
+/** The `payment.needs_review` lines the stack logged. */
+function reviewLines(lines: string[]) {
+  return lines.map((line) => JSON.parse(line)).filter((entry) => entry.event === "payment.needs_review");
 }
 
 /** The payments recorded for an order, in the order they arrived. */
@@ -141,7 +156,11 @@ for (const { name, db } of await testDatabases()) {
       assert.equal(stack.messages.length, 1);
       assert.equal(stack.messages[0].idempotencyKey, `order/${orderId}/status/paid`);
       assert.equal(stack.messages[0].subject, `Payment received for your order ${orderNumber} at Test Store`);
-      assert.ok(stack.messages[0].text.includes("PAYMENT\nPaid online through the payment gateway (card)."));
+      assert.ok(
+        stack.messages[0].text.includes(
+          "PAYMENT\nPaid online through the payment gateway (card), confirmed by the gateway.",
+        ),
+      );
     } finally {
       await stack.close();
     }
@@ -252,17 +271,65 @@ for (const { name, db } of await testDatabases()) {
     }
   });
 
+  test("POST payment-webhook reports one refund when payment.captured and order.paid report one payment of a cancelled order", async () => {
+    const stack = await stackWithMail(db);
+    try {
+      const { orderId } = await newOrder(db);
+      await postStatusMove(stack, { orderId, status: "cancelled", note: "Buyer changed their mind" });
+      const fixture = { orderId, amount: FINAL_PAISE, paymentId: `pay_${crypto.randomUUID().slice(0, 14)}` };
+      const answers = [];
+      for (const event of [paymentCapturedEvent(fixture), orderPaidEvent(fixture)]) {
+        const res = await postRazorpayEvent(stack, event);
+        assert.equal(res.status, 200);
+        answers.push(await res.json());
+      }
+      await stack.settled();
+      assert.deepEqual(answers.map((a) => [a.outcome, a.refundDue, a.orderStatus]), [
+        ["order_cancelled", true, "cancelled"],
+        ["already_recorded", false, "cancelled"],
+      ]);
+      assert.deepEqual(
+        reviewLines(stack.lines).map((e) => [e.outcome, e.refundDue]),
+        [["order_cancelled", true]],
+      );
+    } finally {
+      await stack.close();
+    }
+  });
+
   test("POST payment-webhook records a second payment of an order already paid for refund", async () => {
     const stack = await stackWithMail(db);
     try {
       const { orderId } = await newOrder(db);
-      await postStatusMove(stack, { orderId, status: "paid", note: "Paid by bank transfer" });
+      const first = await postRazorpayEvent(stack, paymentCapturedEvent({ orderId, amount: FINAL_PAISE }));
+      assert.equal((await first.json()).outcome, "paid");
       const res = await postRazorpayEvent(stack, paymentCapturedEvent({ orderId, amount: FINAL_PAISE }));
       const body = await res.json();
       assert.deepEqual([body.outcome, body.refundDue, body.orderStatus], ["duplicate_payment", true, "paid"]);
       await stack.settled();
       assert.equal((await historyRows(db, orderId)).length, 2);
+      assert.equal(stack.messages.length, 1, "the first payment e-mailed once; the second nothing");
+      assert.deepEqual(reviewLines(stack.lines).map((e) => [e.outcome, e.refundDue]), [[
+        "duplicate_payment",
+        true,
+      ]]);
+    } finally {
+      await stack.close();
+    }
+  });
+
+  test("POST payment-webhook takes the gateway's payment of an order the seller marked paid as its payment, not for refund", async () => {
+    const stack = await stackWithMail(db);
+    try {
+      const { orderId } = await newOrder(db);
+      await postStatusMove(stack, { orderId, status: "paid", note: "Buyer sent the receipt" });
+      const res = await postRazorpayEvent(stack, paymentCapturedEvent({ orderId, amount: FINAL_PAISE }));
+      const body = await res.json();
+      assert.deepEqual([body.outcome, body.refundDue, body.orderStatus], ["paid", false, "paid"]);
+      await stack.settled();
+      assert.equal((await historyRows(db, orderId)).length, 2);
       assert.equal(stack.messages.length, 1, "the seller's move e-mailed once; the payment nothing");
+      assert.deepEqual(reviewLines(stack.lines), []);
     } finally {
       await stack.close();
     }

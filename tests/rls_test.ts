@@ -122,6 +122,7 @@ for (const { name, db, defaults } of setups) {
               `select public.order_response('${crypto.randomUUID()}')`,
               `select public.update_order_status('paid', '${crypto.randomUUID()}')`,
               `select public.move_order_status('${crypto.randomUUID()}', 'paid', 'seller')`,
+              "select public.cancel_unpaid_orders(30, 72)",
               `select public.confirm_payment('${crypto.randomUUID()}', 100, 'INR', 'razorpay', 'pay_1', 'evt_1')`,
             ]
           ) {

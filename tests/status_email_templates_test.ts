@@ -39,9 +39,9 @@ Deno.test("renderStatusEmail() paid: the amount received, how it was paid, the i
   for (const part of [html, text]) {
     for (
       const needle of [
-        "has received the payment for order ORD-2026-000042",
+        "The payment gateway has confirmed your payment for order ORD-2026-000042",
         "₹1,016.94",
-        "Paid online through the payment gateway (UPI).",
+        "Paid online through the payment gateway (UPI), confirmed by the gateway.",
         "Assam Tea 250 g",
         "Large 400 ml",
         "₹698.00",
@@ -49,13 +49,49 @@ Deno.test("renderStatusEmail() paid: the amount received, how it was paid, the i
       ]
     ) assert.ok(part.includes(needle), `missing ${needle}`);
   }
-  const upi = render("paid", {
-    paymentMethod: "upi_direct",
-    gatewayMethod: null,
-    feeMinor: 0,
-    finalMinor: 99_700,
-  });
-  assert.ok(upi.text.includes("PAYMENT\nPaid by UPI direct transfer, confirmed by the seller."), upi.text);
+});
+
+Deno.test("renderStatusEmail() paid: says who confirmed the payment, the gateway or the seller who received it", async (t) => {
+  const upi = { paymentMethod: "upi_direct", gatewayMethod: null, feeMinor: 0, finalMinor: 99_700 } as const;
+  const cases: [string, Record<string, unknown>, string, string[]][] = [
+    ["the gateway", {}, "The payment gateway has confirmed your payment for order ORD-2026-000042, placed", [
+      "Paid online through the payment gateway (UPI), confirmed by the gateway.",
+    ]],
+    [
+      "the seller, for a gateway order",
+      { paidBy: "seller" },
+      "Chai & Co. has confirmed receiving your payment",
+      [
+        "Payment confirmed by the seller.",
+        "Payment method chosen at checkout: payment gateway (UPI).",
+      ],
+    ],
+    [
+      "the seller, for a upi_direct order",
+      { ...upi, paidBy: "seller" },
+      "Chai & Co. has confirmed receiving",
+      [
+        "Paid by UPI direct transfer, confirmed by the seller.",
+      ],
+    ],
+    [
+      "nobody recorded (plain SQL, or a row from before)",
+      { paidBy: undefined },
+      "Chai & Co. has marked order",
+      [
+        "Marked as paid.",
+        "Payment method chosen at checkout: payment gateway (UPI).",
+      ],
+    ],
+  ];
+  for (const [label, overrides, opening, payment] of cases) {
+    await t.step(label, () => {
+      const { text, html } = render("paid", overrides);
+      assert.ok(text.includes(opening) && html.includes(opening.replace("&", "&amp;")), text);
+      assert.ok(text.includes(`PAYMENT\n${payment.join("\n")}\n\n`), text);
+      if (label !== "the gateway") assert.ok(!/confirmed by the gateway|gateway has confirmed/.test(text));
+    });
+  }
 });
 
 Deno.test("renderStatusEmail() shipped: carrier and tracking number set apart, the carrier's link only when http(s)", () => {
@@ -79,29 +115,98 @@ Deno.test("renderStatusEmail() shipped: carrier and tracking number set apart, t
   assert.ok(none.includes("SHIPMENT\nThe store has not given tracking details."), none);
 });
 
-Deno.test("renderStatusEmail() cancelled: the store's reason set apart, and the payment as the status before says", () => {
-  const paid = render("cancelled", { note: "Out of stock", previousStatus: "paid" }).text;
-  assert.ok(paid.includes("REASON GIVEN BY THE STORE:\n  | Out of stock"), paid);
+Deno.test("renderStatusEmail() cancelled: the store's reason set apart, and a refund only when a payment was recorded", async (t) => {
+  const REFUND =
+    "As the order is cancelled, this money is due back to you: reply to this e-mail to ask Chai & Co. about your refund.";
+  const NO_PAYMENT = [
+    "No payment had been recorded for this order.",
+    "If you did pay, reply to this e-mail to tell Chai & Co.",
+  ];
+  const none = { count: 0, amountMinor: null };
+  const cases: [string, Record<string, unknown>, string[]][] = [
+    ["paid through the gateway", {}, [
+      "A payment of ₹1,016.94 was received for this order through the payment gateway.",
+      REFUND,
+    ]],
+    ["two gateway payments", { recordedPayments: { count: 2, amountMinor: 203_388 } }, [
+      "2 payments totalling ₹2,033.88 were received for this order through the payment gateway.",
+      REFUND,
+    ]],
+    ["a payment in another currency", { recordedPayments: { count: 1, amountMinor: null } }, [
+      "A payment was received for this order through the payment gateway.",
+      REFUND,
+    ]],
+    ["confirmed by the seller, nothing through the gateway", { paidBy: "seller", recordedPayments: none }, [
+      "Chai & Co. had confirmed receiving your payment (₹1,016.94).",
+      REFUND,
+    ]],
+    ["a upi_direct transfer confirmed by the seller and a gateway payment", {
+      paymentMethod: "upi_direct",
+      gatewayMethod: null,
+      paidBy: "seller",
+    }, [
+      "A payment of ₹1,016.94 was received for this order through the payment gateway.",
+      "Chai & Co. had confirmed receiving your payment (₹1,016.94).",
+      REFUND,
+    ]],
+    ["a gateway payment of an order never paid", {
+      previousStatus: "payment_pending",
+      paidBy: null,
+      recordedPayments: { count: 1, amountMinor: 50_000 },
+    }, ["A payment of ₹500.00 was received for this order through the payment gateway.", REFUND]],
+    ["nothing paid", { previousStatus: "payment_pending", paidBy: null, recordedPayments: none }, NO_PAYMENT],
+    ["a row from before, the order was paid", {
+      previousStatus: "processing",
+      paidBy: undefined,
+      recordedPayments: undefined,
+    }, ["This order had been marked as paid (₹1,016.94).", REFUND]],
+    ["a row from before, the order was not paid", {
+      previousStatus: "payment_pending",
+      paidBy: undefined,
+      recordedPayments: undefined,
+    }, NO_PAYMENT],
+  ];
+  for (const [label, overrides, payment] of cases) {
+    await t.step(label, () => {
+      const text = render("cancelled", { note: "Out of stock", ...overrides }).text;
+      assert.ok(text.includes("REASON GIVEN BY THE STORE:\n  | Out of stock"), text);
+      assert.ok(text.includes(`PAYMENT\n${payment.join("\n")}\n\n`), text);
+      if (payment === NO_PAYMENT) assert.ok(!/\brefund\b/i.test(text), text);
+    });
+  }
+});
+
+Deno.test("renderStatusEmail() cancelled by the system: its reason is ours, not set apart as the store's", () => {
+  const { text, html } = render("cancelled", {
+    previousStatus: "payment_pending",
+    movedBy: "system",
+    paidBy: null,
+    recordedPayments: { count: 0, amountMinor: null },
+    note: "No payment arrived through the payment gateway within 30 minutes of the order.",
+  });
   assert.ok(
-    paid.includes(
-      "This order had been paid (₹1,016.94).\nReply to this e-mail to ask Chai & Co. about your refund.",
-    ),
+    text.includes("REASON\nNo payment arrived through the payment gateway within 30 minutes of the order.\n"),
+    text,
   );
-  const unpaid = render("cancelled", { note: "Out of stock", previousStatus: "payment_pending" }).text;
-  assert.ok(unpaid.includes("No payment had been recorded for this order."), unpaid);
-  assert.ok(!/\brefund\b/i.test(unpaid));
+  assert.ok(!/given by the store/i.test(text) && !/given by the store/i.test(html), text);
+  assert.ok(text.includes("PAYMENT\nNo payment had been recorded for this order."), text);
 });
 
 const PAYMENT_CLAIM = /\b(verified|received|paid)\b/i;
 
-Deno.test("renderStatusEmail() says a payment was received or paid only in the paid e-mail and for a paid order cancelled", () => {
+Deno.test("renderStatusEmail() says a payment was received or paid only in the paid e-mail and for a cancelled order whose payment was recorded", () => {
   assert.ok(PAYMENT_CLAIM.test(render("paid").text));
   for (const status of ["shipped", "delivered"] as const) {
     const { html, text } = render(status, { note: "Left with the neighbour" });
     assert.ok(!PAYMENT_CLAIM.test(html) && !PAYMENT_CLAIM.test(text), status);
   }
   for (const previousStatus of ["payment_pending", "pending"]) {
-    const { text } = render("cancelled", { note: "x", previousStatus });
+    const { text } = render("cancelled", {
+      note: "x",
+      previousStatus,
+      paidBy: null,
+      recordedPayments: { count: 0, amountMinor: null },
+    });
     assert.equal(text.match(PAYMENT_CLAIM), null, previousStatus);
   }
 });
@@ -126,9 +231,15 @@ Deno.test("renderStatusEmail() escapes the store's text and keeps it from imitat
 // pins a past bug: a sentence ending with the store's name "Chai & Co." ended in two full stops
 Deno.test("renderStatusEmail() ends no sentence with two full stops when the store's name ends with one", () => {
   for (const status of STATUSES) {
-    for (const previousStatus of ["payment_pending", "paid"]) {
-      const { html, text } = render(status, { previousStatus, note: "n" });
-      assert.ok(!text.includes("..") && !html.includes(".."), `${status} after ${previousStatus}`);
+    for (const paidBy of ["payment_gateway", "seller", null]) {
+      for (const count of [0, 1]) {
+        const { html, text } = render(status, {
+          paidBy,
+          recordedPayments: { count, amountMinor: count * 100 },
+          note: "n",
+        });
+        assert.ok(!text.includes("..") && !html.includes(".."), `${status} paid by ${paidBy}, ${count}`);
+      }
     }
   }
 });

@@ -301,7 +301,10 @@ for (const { name, db } of await testDatabases()) {
       const refund = stack.messages.find((m) =>
         m.idempotencyKey === `order/${cancelled.orderId}/status/cancelled`
       )!;
-      assert.ok(refund.text.includes("This order had been paid (₹715.45)."), refund.text);
+      assert.ok(
+        refund.text.includes("Test Store had confirmed receiving your payment (₹715.45)."),
+        refund.text,
+      );
       assert.deepEqual(
         (await historyRows(db, delivered.orderId)).map((h) => `${h.move} ${h.actor}`),
         [

@@ -34,6 +34,9 @@ export function statusEmailData(
     carrier: null,
     trackingNumber: null,
     trackingUrl: null,
+    // paid through the gateway before each of these moves (the cancelled one leaves `paid`)
+    paidBy: "payment_gateway",
+    recordedPayments: { count: 1, amountMinor: 101_694 },
     ...overrides,
   };
 }

@@ -4,6 +4,8 @@
  */
 import { z } from "zod";
 import type { ApiKeys } from "./http/auth.ts";
+import { ANSWER_GRACE_MS } from "./orders/database_call.ts";
+import type { UnpaidOrderWindows } from "./orders/unpaid_orders.ts";
 
 /** The service's settings. */
 export interface Config {
@@ -28,7 +30,27 @@ export interface Config {
   rateLimits: RateLimits;
   /** Razorpay's webhook secret (RAZORPAY_WEBHOOK_SECRET): payment-webhook refuses every event without it. */
   razorpayWebhookSecret: string | null;
+  /**
+   * payment-webhook's database budget (PAYMENT_WEBHOOK_TIMEOUT_MS): confirm_payment's deadline is the
+   * call's start plus this, so the gateway gets its answer within {@linkcode RAZORPAY_ANSWER_LIMIT_MS}.
+   */
+  paymentWebhookTimeoutMs: number;
+  /**
+   * How long an order may stay unpaid before the outbox drain's run cancels it: UNPAID_GATEWAY_ORDER_MINUTES
+   * (default 30) and UNPAID_UPI_DIRECT_ORDER_HOURS (default 72); 0 turns a method's cancellation off.
+   */
+  unpaidOrders: UnpaidOrderWindows;
 }
+
+/** Razorpay counts a webhook not answered within this as failed, and retries it. */
+export const RAZORPAY_ANSWER_LIMIT_MS = 5_000;
+
+/**
+ * The largest PAYMENT_WEBHOOK_TIMEOUT_MS, and its default: the database call's deadline plus the
+ * {@linkcode ANSWER_GRACE_MS} its caller waits past it for the answer, plus half a second for the rest of
+ * the request (the signature, the answer's trip), stays within Razorpay's 5 s.
+ */
+export const MAX_PAYMENT_WEBHOOK_TIMEOUT_MS = RAZORPAY_ANSWER_LIMIT_MS - ANSWER_GRACE_MS - 500;
 
 /** Order-creation limits per client IP and per buyer e-mail, per fixed window (a limit of 0 turns one off). */
 export interface RateLimits {
@@ -97,6 +119,22 @@ function _url(name: string, value: string): string {
 
 function _present(key: string | undefined): key is string {
   return Boolean(key);
+}
+
+function _paymentWebhookTimeout(env: Record<string, string | undefined>): number {
+  const ms = _positiveInt(env, "PAYMENT_WEBHOOK_TIMEOUT_MS", MAX_PAYMENT_WEBHOOK_TIMEOUT_MS);
+  if (ms > MAX_PAYMENT_WEBHOOK_TIMEOUT_MS) {
+    throw new ConfigError(
+      `PAYMENT_WEBHOOK_TIMEOUT_MS must be at most ${MAX_PAYMENT_WEBHOOK_TIMEOUT_MS} (Razorpay waits 5 s for an answer, ${ANSWER_GRACE_MS} ms of them are the answer's grace): got ${ms}`,
+    );
+  }
+  return ms;
+}
+
+function _upTo(env: Record<string, string | undefined>, name: string, fallback: number, max: number): number {
+  const value = _positiveInt(env, name, fallback);
+  if (value > max) throw new ConfigError(`${name} must be at most ${max}: got ${value}`);
+  return value;
 }
 
 /** The tracking link outside production, when none is set: a storefront's tracking page on port 3000. */
@@ -184,5 +222,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       },
     },
     razorpayWebhookSecret: env.RAZORPAY_WEBHOOK_SECRET || null,
+    paymentWebhookTimeoutMs: _paymentWebhookTimeout(env),
+    unpaidOrders: {
+      // at most a year: cancel_unpaid_orders refuses longer windows
+      gatewayMinutes: _upTo(env, "UNPAID_GATEWAY_ORDER_MINUTES", 30, 525_600),
+      upiDirectHours: _upTo(env, "UNPAID_UPI_DIRECT_ORDER_HOURS", 72, 8_760),
+    },
   };
 }

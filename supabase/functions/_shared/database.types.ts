@@ -374,6 +374,7 @@ export type Database = {
           provider_event_id: string
           provider_payment_id: string
           received_at: string
+          refund_due: boolean
         }
         Insert: {
           amount: number
@@ -388,6 +389,7 @@ export type Database = {
           provider_event_id: string
           provider_payment_id: string
           received_at?: string
+          refund_due?: boolean
         }
         Update: {
           amount?: number
@@ -402,6 +404,7 @@ export type Database = {
           provider_event_id?: string
           provider_payment_id?: string
           received_at?: string
+          refund_due?: boolean
         }
         Relationships: [
           {
@@ -530,6 +533,15 @@ export type Database = {
       [_ in never]: never
     }
     Functions: {
+      cancel_unpaid_orders: {
+        Args: {
+          p_deadline?: string
+          p_gateway_minutes: number
+          p_limit?: number
+          p_upi_direct_hours: number
+        }
+        Returns: Json
+      }
       checkout_fee: {
         Args: {
           p_gateway_method: string

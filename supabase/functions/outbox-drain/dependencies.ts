@@ -9,6 +9,7 @@ import type { OutboxDrainDeps } from "../_shared/email/outbox_drain.ts";
 import { supabaseEmailOutbox } from "../_shared/email/supabase_email_outbox.ts";
 import { jsonLogger, type Logger } from "../_shared/http/log.ts";
 import { supabasePurgeExpiredGuards } from "../_shared/orders/order_guards.ts";
+import { supabaseCancelUnpaidOrders } from "../_shared/orders/unpaid_orders.ts";
 import { internalError } from "../_shared/errors.ts";
 import type { OutboxDrainDependencies } from "./handler.ts";
 
@@ -44,6 +45,11 @@ export function loadDrainDependencies(
 
   const outbox = supabaseEmailOutbox(client, config.databaseTimeoutMs);
   const purgeExpiredGuards = supabasePurgeExpiredGuards(client, config.databaseTimeoutMs);
+  const cancelUnpaidOrders = supabaseCancelUnpaidOrders(
+    client,
+    config.unpaidOrders,
+    config.databaseTimeoutMs,
+  );
   return {
     config,
     log,
@@ -51,6 +57,7 @@ export function loadDrainDependencies(
       return {
         mailer: await loadMailer(),
         outbox,
+        cancelUnpaidOrders,
         purgeExpiredGuards,
         render: {
           from: config.emailFrom,

@@ -11,7 +11,7 @@ import { internalError } from "../_shared/errors.ts";
 import { describeError, type Logger } from "../_shared/http/log.ts";
 import { decodeBodyText, parseJson } from "../_shared/http/request_body.ts";
 import { type JsonReply, type RequestContext, serveFunction } from "../_shared/http/serve_function.ts";
-import type { PaymentLedger } from "../_shared/payments/payment_confirmation.ts";
+import { needsReview, type PaymentLedger } from "../_shared/payments/payment_confirmation.ts";
 import {
   razorpayEventId,
   readRazorpayEvent,
@@ -20,7 +20,7 @@ import {
 
 /** What the handler is built from; tests hand in their own clock, ledger and e-mail sender. */
 export interface PaymentWebhookDependencies {
-  config: Pick<Config, "apiKeys" | "allowedOrigins" | "databaseTimeoutMs" | "razorpayWebhookSecret">;
+  config: Pick<Config, "apiKeys" | "allowedOrigins" | "paymentWebhookTimeoutMs" | "razorpayWebhookSecret">;
   clock: () => Date;
   payments: PaymentLedger;
   /** Sends the claimed `paid` e-mail; runs after the response, inside `waitUntil`. */
@@ -57,12 +57,12 @@ async function _receive(context: RequestContext, deps: PaymentWebhookDependencie
   context.annotate({ provider: "razorpay", webhookEvent: event.event, eventId });
   if ("ignored" in event) return { status: 200, body: { received: true, ignored: event.ignored } };
 
-  const deadline = new Date(deps.clock().getTime() + deps.config.databaseTimeoutMs);
+  // within Razorpay's 5 s: a slower answer is a failed delivery, retried (a retry answers as the first)
+  const deadline = new Date(deps.clock().getTime() + deps.config.paymentWebhookTimeoutMs);
   const result = await deps.payments.confirmPayment(event.confirmation, { deadline });
   const { outcome, orderId, orderStatus, refundDue, replayed } = result;
   context.annotate({ outcome, orderId, refundDue, replayed });
-  if (!replayed && outcome !== "paid" && outcome !== "already_paid") {
-    // money that did not pay an order as it should: a person must look (refund, or ask for the rest)
+  if (!replayed && needsReview(outcome)) {
     deps.log({
       event: "payment.needs_review",
       requestId: context.requestId,

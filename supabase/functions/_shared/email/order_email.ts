@@ -78,7 +78,7 @@ export interface StatusEmailData {
   createdAt: string;
   currency: string;
   status: EmailedStatus;
-  /** The status the order left; a cancelled order that was `paid` or `processing` had been paid. */
+  /** The status the order left. */
   previousStatus: string;
   /** ISO timestamp of the move. */
   changedAt: string;
@@ -93,7 +93,26 @@ export interface StatusEmailData {
   carrier: string | null;
   trackingNumber: string | null;
   trackingUrl: string | null;
+  /** Who made this move. Absent on rows written before it was recorded. */
+  movedBy?: StatusMover;
+  /**
+   * Who moved the order to `paid` (for a `paid` e-mail, this move's mover); null when nobody did. Absent
+   * on rows written before it was recorded.
+   */
+  paidBy?: StatusMover | null;
+  /**
+   * The gateway's payments the ledger held for the order at the move, each payment once: how many, and
+   * their sum in minor units (null when one is in another currency). Absent on rows written before it was
+   * recorded.
+   */
+  recordedPayments?: { count: number; amountMinor: number | null };
 }
+
+/**
+ * Who moves an order: the seller (update-order-status), the gateway (payment-webhook), or the system (an
+ * unpaid order's time running out in the outbox drain's run; plain SQL).
+ */
+export type StatusMover = "seller" | "payment_gateway" | "system";
 
 /** What every claimed outbox row carries besides its kind and payload. */
 interface _OutboxRow {

@@ -75,6 +75,24 @@ export async function sendOrderEmails(emails: OutboxEmail[], deps: OutboxSenderD
   return _summary(emails.length, results, recorded);
 }
 
+/**
+ * Sends e-mails another step of the run claimed (say the cancelled e-mails of orders whose time ran out),
+ * one at a time under their own keys as the drain sends, then records the results in one call. Never
+ * throws: a failure to record is logged, and the drain picks the rows up once their claim is stale.
+ */
+export async function sendClaimedEmails(emails: OutboxEmail[], deps: OutboxSenderDeps): Promise<SendSummary> {
+  if (emails.length === 0) return { claimed: 0, sent: 0, failed: 0, dead: 0, ignored: 0 };
+  const ctx = _context({ ...deps, retry: { maxDelayMs: 60_000, ...deps.retry } });
+  const results = await _sendRound(emails, deps, ctx);
+  let recorded: RecordedEmail[] | null = null;
+  try {
+    recorded = await deps.outbox.recordResults(results);
+  } catch (error) {
+    ctx.log({ event: "email.record_failed", outboxIds: emails.map((e) => e.id), error: _describe(error) });
+  }
+  return _summary(emails.length, results, recorded);
+}
+
 /** Options of {@linkcode drainOutbox}. */
 export interface DrainOptions {
   /** Rows per claim (default 100). */

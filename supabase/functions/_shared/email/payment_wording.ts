@@ -1,23 +1,20 @@
 /**
  * What the e-mails say about payment, from the order's status: nothing says a payment was verified or
  * received unless the order is `paid`. A gateway order is awaiting its payment; a upi_direct order's
- * transfer is unconfirmed until the seller has checked it against the buyer's proof. Pure.
+ * transfer is unconfirmed until the seller has checked it against the buyer's proof. A paid order says who
+ * confirmed the payment: the gateway that reported it, or the seller who says they received it. Pure.
  */
-import type { OrderEmailData } from "./order_email.ts";
+import type { OrderEmailData, StatusMover } from "./order_email.ts";
 
 const _GATEWAY_NAMES = { card: "card", upi: "UPI", wallet: "wallet" } as const;
 
 /** The payment lines for the buyer's or the seller's e-mail of `order`. */
 export function describePayment(
-  order: Pick<OrderEmailData, "paymentMethod" | "gatewayMethod" | "status">,
+  order: Pick<OrderEmailData, "paymentMethod" | "gatewayMethod" | "status"> & { paidBy?: StatusMover | null },
   reader: "buyer" | "seller",
 ): string[] {
   const via = _GATEWAY_NAMES[order.gatewayMethod ?? "card"];
-  if ((order.status ?? "payment_pending") === "paid") {
-    return order.paymentMethod === "gateway"
-      ? [`Paid online through the payment gateway (${via}).`]
-      : ["Paid by UPI direct transfer, confirmed by the seller."];
-  }
+  if ((order.status ?? "payment_pending") === "paid") return _paid(order, via);
   if (order.paymentMethod === "gateway") {
     return reader === "buyer" ? [`Awaiting payment through the payment gateway (${via}).`] : [
       `Awaiting payment through the payment gateway (${via}).`,
@@ -33,4 +30,25 @@ export function describePayment(
       "UPI direct transfer, not yet confirmed.",
       "Check the payment against the buyer's proof in your account before you ship.",
     ];
+}
+
+/** A paid order's lines: who confirmed the payment, and how the buyer chose to pay when that is not implied. */
+function _paid(
+  order: Pick<OrderEmailData, "paymentMethod" | "gatewayMethod"> & { paidBy?: StatusMover | null },
+  via: string,
+): string[] {
+  const chosen = order.paymentMethod === "gateway"
+    ? `Payment method chosen at checkout: payment gateway (${via}).`
+    : "Payment method chosen at checkout: UPI direct transfer.";
+  if (order.paidBy === "payment_gateway") {
+    const method = order.gatewayMethod ? ` (${via})` : "";
+    return [`Paid online through the payment gateway${method}, confirmed by the gateway.`];
+  }
+  if (order.paidBy === "seller") {
+    return order.paymentMethod === "upi_direct"
+      ? ["Paid by UPI direct transfer, confirmed by the seller."]
+      : ["Payment confirmed by the seller.", chosen];
+  }
+  // moved by plain SQL, or recorded before the mover was: say only what the status proves
+  return ["Marked as paid.", chosen];
 }

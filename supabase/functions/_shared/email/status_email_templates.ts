@@ -54,11 +54,7 @@ const _CONTENT: Record<StatusEmailData["status"], (order: StatusEmailData) => _C
     subject: `Payment received for your order ${order.orderNumber} at ${order.store.name}`,
     title: "Payment received",
     sections: [
-      _opening("Payment received", [
-        `${order.store.name} has received the payment for order ${order.orderNumber}, placed ${
-          _date(order.createdAt, order)
-        }: ${formatMoney(order.finalMinor, order.currency)}.`,
-      ]),
+      _opening("Payment received", [_paidOpening(order)]),
       _plainSection("Payment", describePayment({ ...order, status: "paid" }, "buyer")),
       _itemsSection(order),
       _plainSection("Next", [
@@ -97,7 +93,10 @@ const _CONTENT: Record<StatusEmailData["status"], (order: StatusEmailData) => _C
           _date(order.createdAt, order)
         }, has been cancelled.`,
       ]),
-      _storeNote("Reason given by the store", order.note),
+      // the system's reason (an unpaid order's time ran out) is ours; a seller's is set apart as theirs
+      order.movedBy === "system" && order.note
+        ? _plainSection("Reason", [order.note])
+        : _storeNote("Reason given by the store", order.note),
       _plainSection("Payment", _cancelledPayment(order)),
       _itemsSection(order),
     ],
@@ -164,18 +163,62 @@ function _shipmentSection(order: StatusEmailData): _Section {
   };
 }
 
-/** What a cancellation means for the payment, from the status the order left: paid and processing were paid. */
+/** The paid e-mail's first sentence: who confirmed the payment, the gateway or the seller. */
+function _paidOpening(order: StatusEmailData): string {
+  const placed = `order ${order.orderNumber}, placed ${_date(order.createdAt, order)}`;
+  const amount = formatMoney(order.finalMinor, order.currency);
+  switch (order.paidBy) {
+    case "payment_gateway":
+      return `The payment gateway has confirmed your payment for ${placed}: ${amount}.`;
+    case "seller":
+      return `${order.store.name} has confirmed receiving your payment for ${placed}: ${amount}.`;
+    default:
+      return `${order.store.name} has marked ${placed} as paid: ${amount}.`;
+  }
+}
+
+/**
+ * What a cancellation means for the money, from what was recorded when it was cancelled: the gateway's
+ * payments in the ledger, and the seller's confirmation that they received one. A refund is said to be due
+ * only when one of them exists; an order nobody paid gets no promise. A gateway order the seller marked
+ * paid is taken to be paid by its gateway payment when one is recorded (confirm_payment decides so too).
+ */
 function _cancelledPayment(order: StatusEmailData): string[] {
+  const store = order.store.name;
+  const recorded = order.recordedPayments;
+  // rows written before the payments were recorded with the e-mail: the status the order left says it
+  const paidBy = order.paidBy !== undefined
+    ? order.paidBy
+    : order.previousStatus === "paid" || order.previousStatus === "processing"
+    ? "system"
+    : null;
+  const lines: string[] = [];
+  if (recorded && recorded.count > 0) {
+    const amount = recorded.amountMinor === null ? null : formatMoney(recorded.amountMinor, order.currency);
+    lines.push(
+      recorded.count === 1
+        ? `A payment${amount ? ` of ${amount}` : ""} was received for this order through the payment gateway.`
+        : `${recorded.count} payments${
+          amount ? ` totalling ${amount}` : ""
+        } were received for this order through the payment gateway.`,
+    );
+  }
   const total = formatMoney(order.finalMinor, order.currency);
-  return order.previousStatus === "paid" || order.previousStatus === "processing"
-    ? [
-      `This order had been paid (${total}).`,
-      `Reply to this e-mail to ask ${order.store.name} about your refund.`,
-    ]
-    : [
+  if (paidBy === "seller" && (lines.length === 0 || order.paymentMethod === "upi_direct")) {
+    lines.push(`${store} had confirmed receiving your payment (${total}).`);
+  } else if (paidBy && lines.length === 0) {
+    lines.push(`This order had been marked as paid (${total}).`);
+  }
+  if (lines.length === 0) {
+    return [
       "No payment had been recorded for this order.",
-      sentence(`If you did pay, reply to this e-mail to tell ${order.store.name}`),
+      sentence(`If you did pay, reply to this e-mail to tell ${store}`),
     ];
+  }
+  return [
+    ...lines,
+    `As the order is cancelled, this money is due back to you: reply to this e-mail to ask ${store} about your refund.`,
+  ];
 }
 
 function _date(iso: string, order: StatusEmailData): string {

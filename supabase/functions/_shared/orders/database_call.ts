@@ -1,7 +1,8 @@
 /**
  * One database call through supabase-js under a deadline, unwrapped into data or our error. Every SQL
- * function that writes (create_order, update_order_status, confirm_payment) receives the call's absolute
- * deadline and rolls back rather than finish after it, however long the call queued for a connection.
+ * function that writes (create_order, update_order_status, confirm_payment, cancel_unpaid_orders) receives
+ * the call's absolute deadline and rolls back rather than finish after it, however long the call queued for
+ * a connection.
  */
 import { internalError } from "../errors.ts";
 import { type DatabaseErrorLike, mapDatabaseError } from "./database_errors.ts";

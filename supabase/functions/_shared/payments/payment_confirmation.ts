@@ -1,7 +1,8 @@
 /**
  * The provider-neutral payment confirmation: what a gateway's adapter hands to `confirm_payment`, what
  * the database decided, and the port that records it. Every event is recorded once per (provider, event
- * id); only a correct payment of a payment_pending order marks it paid.
+ * id), and decided once per provider payment; only a correct payment of a `gateway` order that is
+ * payment_pending marks it paid (or, when the seller marked it paid first, becomes its payment).
  */
 import type { OutboxEmail } from "../email/order_email.ts";
 import type { OrderStatus } from "../orders/order_status.ts";
@@ -10,8 +11,10 @@ import type { OrderStatus } from "../orders/order_status.ts";
 export const PAYMENT_OUTCOMES = [
   "paid",
   "already_paid",
+  "already_recorded",
   "duplicate_payment",
   "order_cancelled",
+  "method_mismatch",
   "amount_mismatch",
   "currency_mismatch",
   "not_payable",
@@ -20,6 +23,15 @@ export const PAYMENT_OUTCOMES = [
 
 /** One outcome of {@linkcode PAYMENT_OUTCOMES}. */
 export type PaymentOutcome = typeof PAYMENT_OUTCOMES[number];
+
+/**
+ * Whether a person must look at what an event decided: money that did not pay its order as it should
+ * (refund it, or ask for the rest). A payment that paid its order, and a later event of a payment already
+ * decided (reported when it was first decided), need no one.
+ */
+export function needsReview(outcome: PaymentOutcome): boolean {
+  return outcome !== "paid" && outcome !== "already_paid" && outcome !== "already_recorded";
+}
 
 /** A gateway's report that it received a payment. Amounts in minor units (paise for INR). */
 export interface PaymentConfirmation {
@@ -41,7 +53,10 @@ export interface ConfirmationResult {
   orderId: string | null;
   orderNumber: string | null;
   orderStatus: OrderStatus | null;
-  /** The money must go back to the buyer: the order was cancelled, or already paid by another payment. */
+  /**
+   * The money must go back to the buyer: the order was cancelled, already paid by another payment, or not
+   * to be paid through the gateway at all.
+   */
   refundDue: boolean;
   /** The buyer's `paid` e-mail, claimed for sending, when this event marked the order paid. */
   emails: OutboxEmail[];

@@ -1,0 +1,57 @@
+/**
+ * runOutboxDrain() with in-memory parts: the cancellation of unpaid orders is one step of the run, whose
+ * failure stops nothing else, and whose claimed e-mails are sent by the same run.
+ */
+import assert from "node:assert/strict";
+import { runOutboxDrain } from "../supabase/functions/_shared/email/outbox_drain.ts";
+import { internalError } from "../supabase/functions/_shared/errors.ts";
+import { recordingMailer } from "./support/local_stack.ts";
+import { fakeSleep, recordingOutbox } from "./support/recording_outbox.ts";
+import { statusEmailData, statusOutboxEmail } from "./support/status_emails.ts";
+
+const render = {
+  from: "Shop <orders@example.com>",
+  trackingUrlTemplate: "https://shop.example.com/t/{orderId}",
+  trackingSecret: "test-tracking-secret-of-32-characters",
+};
+const purgeExpiredGuards = () => Promise.resolve({ idempotencyKeys: 0, rateLimitWindows: 0 });
+
+Deno.test("runOutboxDrain() sends the cancelled e-mails of the unpaid orders it cancelled, counted with the run's", async () => {
+  const cancelled = statusOutboxEmail(
+    statusEmailData("cancelled", { previousStatus: "payment_pending", paidBy: null, movedBy: "system" }),
+  );
+  const outbox = recordingOutbox();
+  const mailer = recordingMailer();
+  const report = await runOutboxDrain({
+    mailer,
+    outbox,
+    render,
+    sleep: fakeSleep().sleep,
+    log: () => {},
+    purgeExpiredGuards,
+    cancelUnpaidOrders: () =>
+      Promise.resolve({
+        cancelled: [{ orderId: cancelled.orderId, orderNumber: "ORD-2026-000042", paymentMethod: "gateway" }],
+        emails: [cancelled],
+      }),
+  });
+  assert.deepEqual(report.unpaidOrders, { cancelled: 1, orderIds: [cancelled.orderId] });
+  assert.deepEqual(report.emails, { claimed: 1, sent: 1, failed: 0, dead: 0, ignored: 0 });
+  assert.deepEqual(mailer.sent.map((m) => m.idempotencyKey), [`order/${cancelled.orderId}/status/cancelled`]);
+});
+
+Deno.test("runOutboxDrain() reports a failed cancellation of unpaid orders as null, logs it, and still drains and purges", async () => {
+  const lines: Record<string, unknown>[] = [];
+  const report = await runOutboxDrain({
+    mailer: recordingMailer(),
+    outbox: recordingOutbox(),
+    render,
+    sleep: fakeSleep().sleep,
+    log: (event) => void lines.push(event),
+    purgeExpiredGuards,
+    cancelUnpaidOrders: () => Promise.reject(internalError(new Error("database down"))),
+  });
+  assert.equal(report.unpaidOrders, null);
+  assert.deepEqual(report.purged, { idempotencyKeys: 0, rateLimitWindows: 0 });
+  assert.deepEqual(lines.map((line) => line.event), ["orders.unpaid_cancel_failed"]);
+});

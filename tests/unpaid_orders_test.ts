@@ -1,0 +1,195 @@
+/**
+ * Orders nobody paid are cancelled after a time by the outbox drain's run: a gateway order unpaid after
+ * UNPAID_GATEWAY_ORDER_MINUTES, a upi_direct one after UNPAID_UPI_DIRECT_ORDER_HOURS, each as the system's
+ * move, restocked, with the buyer's cancelled e-mail. The orders' age is faked by moving their `created_at`
+ * back (as the tables' owner, triggers off: an order's time is otherwise immutable); the database's clock is real.
+ */
+import assert from "node:assert/strict";
+import type { SqlDatabase } from "../local/sql_database.ts";
+import { createTestStore, type TestStore } from "./support/catalogue.ts";
+import { capturingMailer } from "./support/capturing_mailer.ts";
+import { callCreateOrder, createOrderPayload } from "./support/create_order_payload.ts";
+import { testDatabases } from "./support/databases.ts";
+import { startTestStack } from "./support/local_stack.ts";
+import { setStock, stockOf } from "./support/stock.ts";
+import { historyRows, orderStatus, statusEmailRows } from "./support/status_moves.ts";
+
+interface Cancelled {
+  cancelled: { orderId: string; orderNumber: string; paymentMethod: string }[];
+  emails: { kind: string; orderId: string }[];
+}
+
+/** A new order of two products[0] of `store`, placed `ageMinutes` ago. */
+async function orderPlaced(
+  db: SqlDatabase,
+  store: TestStore,
+  method: "gateway" | "upi_direct",
+  ageMinutes: number,
+): Promise<string> {
+  const payload = method === "gateway" ? createOrderPayload(store) : createOrderPayload(store, {
+    paymentMethod: "upi_direct",
+    gatewayMethod: null,
+    paymentProofUrl: "https://proof.example/upi/1.png",
+    feeMinor: 0,
+    finalMinor: 69_800,
+  });
+  const { response } = await callCreateOrder(db, payload);
+  // an order's time is immutable (keep_order_facts): its owner ages it with triggers off, as a restore would
+  await db.asRole("postgres", async (s) => {
+    await s.query("set local session_replication_role = replica");
+    await s.query("update public.orders set created_at = now() - make_interval(mins => $2) where id = $1", [
+      response.orderId,
+      ageMinutes,
+    ]);
+  });
+  return response.orderId;
+}
+
+/** cancel_unpaid_orders as the drain calls it, as the service role. */
+async function cancelUnpaid(db: SqlDatabase, gatewayMinutes: number, upiDirectHours: number) {
+  const [row] = await db.asRole(
+    "service_role",
+    (s) =>
+      s.query<{ result: Cancelled }>("select public.cancel_unpaid_orders($1, $2) as result", [
+        gatewayMinutes,
+        upiDirectHours,
+      ]),
+  );
+  return row.result;
+}
+
+for (const { name, db } of await testDatabases()) {
+  const test = (title: string, fn: (t: Deno.TestContext) => Promise<void>) =>
+    Deno.test({ name: `[${name}] ${title}`, sanitizeOps: false, sanitizeResources: false, fn });
+
+  test("cancel_unpaid_orders() cancels gateway orders unpaid for 30 minutes and upi_direct orders unpaid for 72 hours, as the system, restocked, with the buyer's e-mail", async () => {
+    const store = await createTestStore(db);
+    await setStock(db, { productId: store.products[0].id }, 100);
+    const orders = {
+      gatewayStale: await orderPlaced(db, store, "gateway", 31),
+      gatewayFresh: await orderPlaced(db, store, "gateway", 29),
+      upiFresh: await orderPlaced(db, store, "upi_direct", 71 * 60),
+      upiStale: await orderPlaced(db, store, "upi_direct", 73 * 60),
+      paid: await orderPlaced(db, store, "gateway", 31),
+      underReview: await orderPlaced(db, store, "gateway", 31),
+    };
+    await db.asRole("service_role", async (s) => {
+      await s.query("select public.update_order_status('paid', $1)", [orders.paid]);
+      // money arrived, of the wrong amount: a person decides, not the clock
+      await s.query("select public.confirm_payment($1, 100, 'INR', 'razorpay', $2, $3)", [
+        orders.underReview,
+        `pay_${orders.underReview}`,
+        `evt_${orders.underReview}`,
+      ]);
+    });
+    assert.deepEqual(await stockOf(db, { productId: store.products[0].id }), [88]);
+
+    const result = await cancelUnpaid(db, 30, 72);
+    const ours = new Set(Object.values(orders));
+    assert.deepEqual(
+      result.cancelled.filter((c) => ours.has(c.orderId)).map((c) => [c.orderId, c.paymentMethod]),
+      [[orders.upiStale, "upi_direct"], [orders.gatewayStale, "gateway"]], // oldest first
+    );
+    assert.deepEqual(
+      result.emails.filter((e) => ours.has(e.orderId)).map((e) => [e.orderId, e.kind]),
+      [[orders.upiStale, "status_cancelled"], [orders.gatewayStale, "status_cancelled"]],
+    );
+    const statuses = Object.fromEntries(
+      await Promise.all(Object.entries(orders).map(async ([key, id]) => [key, await orderStatus(db, id)])),
+    );
+    assert.deepEqual(statuses, {
+      gatewayStale: "cancelled",
+      gatewayFresh: "payment_pending",
+      upiFresh: "payment_pending",
+      upiStale: "cancelled",
+      paid: "paid",
+      underReview: "payment_pending",
+    });
+    assert.deepEqual((await historyRows(db, orders.gatewayStale)).at(-1), {
+      move: "payment_pending>cancelled",
+      actor: "system",
+      note: "No payment arrived through the payment gateway within 30 minutes of the order.",
+      carrier: null,
+      tracking_number: null,
+      tracking_url: null,
+    });
+    assert.equal(
+      (await historyRows(db, orders.upiStale)).at(-1)?.note,
+      "The UPI transfer was not confirmed within 72 hours of the order.",
+    );
+    assert.deepEqual(await statusEmailRows(db, orders.gatewayStale), [
+      { kind: "status_cancelled", to_email: "asha@example.com", status: "sending" },
+    ]);
+    assert.deepEqual(await stockOf(db, { productId: store.products[0].id }), [92]);
+
+    // once: a second run finds nothing more of these
+    const again = await cancelUnpaid(db, 30, 72);
+    assert.deepEqual(again.cancelled.filter((c) => ours.has(c.orderId)), []);
+  });
+
+  test("cancel_unpaid_orders() leaves a method's orders alone when its window is 0, and refuses a negative one", async () => {
+    const store = await createTestStore(db);
+    const gateway = await orderPlaced(db, store, "gateway", 24 * 60);
+    const upi = await orderPlaced(db, store, "upi_direct", 30 * 24 * 60);
+    const off = await cancelUnpaid(db, 0, 0);
+    assert.deepEqual(off, { cancelled: [], emails: [] });
+    const gatewayOnly = await cancelUnpaid(db, 30, 0);
+    assert.deepEqual(
+      gatewayOnly.cancelled.map((c) => c.orderId).filter((id) => id === gateway || id === upi),
+      [
+        gateway,
+      ],
+    );
+    await cancelUnpaid(db, 30, 72);
+    assert.equal(await orderStatus(db, upi), "cancelled");
+    const refused = await cancelUnpaid(db, -1, 72).then(() => null, (error: { code?: string }) => error.code);
+    assert.equal(refused, "OCN00");
+  });
+
+  test("cancel_unpaid_orders() rolls back when its deadline has passed (OCT00), cancelling nothing", async () => {
+    const orderId = await orderPlaced(db, await createTestStore(db), "gateway", 60);
+    const late = await db.asRole(
+      "service_role",
+      (s) => s.query("select public.cancel_unpaid_orders(30, 72, 100, now() - interval '1 second')"),
+    ).then(() => null, (error: { code?: string }) => error.code);
+    assert.equal(late, "OCT00");
+    assert.equal(await orderStatus(db, orderId), "payment_pending");
+    await cancelUnpaid(db, 30, 72);
+    assert.equal(await orderStatus(db, orderId), "cancelled");
+  });
+
+  test("POST outbox-drain cancels the unpaid orders that are due, and the buyer gets the cancelled e-mail in the same run", async () => {
+    const mail = capturingMailer();
+    const stack = await startTestStack({ db, mailer: () => Promise.resolve(mail) });
+    try {
+      const store = await createTestStore(db);
+      const orderId = await orderPlaced(db, store, "gateway", 45);
+      const res = await fetch(`${stack.url}/functions/v1/outbox-drain`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${stack.serviceKey}`, "Content-Type": "application/json" },
+        body: "{}",
+      });
+      assert.equal(res.status, 200);
+      const report = await res.json();
+      assert.deepEqual(Object.keys(report), ["unpaidOrders", "emails", "deadEmails", "purged"]);
+      assert.ok(report.unpaidOrders.orderIds.includes(orderId), JSON.stringify(report.unpaidOrders));
+      assert.equal(report.unpaidOrders.cancelled, report.unpaidOrders.orderIds.length);
+      assert.equal(await orderStatus(db, orderId), "cancelled");
+      assert.deepEqual(await statusEmailRows(db, orderId), [
+        { kind: "status_cancelled", to_email: "asha@example.com", status: "sent" },
+      ]);
+      const message = mail.messages.find((m) => m.idempotencyKey === `order/${orderId}/status/cancelled`);
+      assert.ok(message);
+      assert.ok(
+        message.text.includes(
+          "REASON\nNo payment arrived through the payment gateway within 30 minutes of the order.",
+        ),
+        message.text,
+      );
+      assert.ok(message.text.includes("No payment had been recorded for this order."), message.text);
+      assert.ok(!/given by the store|refund/i.test(message.text), message.text);
+    } finally {
+      await stack.close();
+    }
+  });
+}
