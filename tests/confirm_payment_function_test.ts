@@ -202,6 +202,7 @@ for (const { name, db } of await testDatabases()) {
              currency, outcome, refund_due)
            values ('razorpay', $2, $3, $1, 715.45, 'INR', 'order_cancelled', true)`,
           [orderId, `evt_forged_${orderId}`, `pay_forged_${orderId}`],
+          "postgres", // as the tables' owner: no API role inserts a payment at all (order_writes_test.ts)
         ),
         "23505",
       );
