@@ -3,10 +3,10 @@
  * ORDER_TRACKING_SECRET, base64url without padding (43 characters). Whoever holds the link may see the
  * order's status; nobody can make a token for another order without the secret. No I/O.
  *
- * The HMAC is node:crypto's, which computes it at once, and not WebCrypto's: Deno runs each
- * `crypto.subtle.sign` as an asynchronous operation on another thread, which under load cost the
- * create-order function about 0.3 ms of CPU per e-mail (BENCHMARKS.md), more than rendering it.
- * node:crypto is loaded on the first token, so a function that makes none never loads it.
+ * The HMAC is node:crypto's, computed at once, not WebCrypto's: Deno runs each `crypto.subtle.sign` as an
+ * asynchronous operation on another thread, and under load that cost the create-order function more CPU
+ * than rendering the e-mail (with the token left out, a scratch run used a quarter less CPU per order; see
+ * BENCHMARKS.md). node:crypto is loaded on the first token, so a function that makes none never loads it.
  */
 import { timingSafeEqual } from "../http/auth.ts";
 
