@@ -1,13 +1,13 @@
 /** The OrderStore over supabase-js: one `rpc("create_order")` per order, unwrapped into our types. */
 import type { DatabaseClient } from "../database_client.ts";
-import { ANSWER_GRACE_MS, callDatabase } from "./database_call.ts";
+import { callDatabase } from "./database_call.ts";
 import { internalError } from "../errors.ts";
 import type { CreateOrderOptions, CreateOrderPayload, CreateOrderResult, OrderStore } from "./order_store.ts";
 
 /**
  * An OrderStore calling create_order through PostgREST. create_order receives the call's absolute deadline
  * and rolls back rather than commit after it, however long the call queued for a connection first;
- * supabase-js gives up {@linkcode ANSWER_GRACE_MS} after it (by `clock`, the handler's clock).
+ * supabase-js gives up `ANSWER_GRACE_MS` (database_call.ts) after it (by `clock`, the handler's clock).
  */
 export function supabaseOrderStore(client: DatabaseClient, clock: () => Date = () => new Date()): OrderStore {
   return {
