@@ -1,24 +1,41 @@
 /**
  * The token of a guest buyer's tracking link: the HMAC-SHA256 of the order id (lower case) with
  * ORDER_TRACKING_SECRET, base64url without padding (43 characters). Whoever holds the link may see the
- * order's status; nobody can make a token for another order without the secret. No I/O.
- *
- * The HMAC is node:crypto's, computed at once, not WebCrypto's: Deno runs each `crypto.subtle.sign` as an
- * asynchronous operation on another thread, and under load that cost the create-order function more CPU
- * than rendering the e-mail (with the token left out, a scratch run used a quarter less CPU per order; see
- * BENCHMARKS.md). node:crypto is loaded on the first token, so a function that makes none never loads it.
+ * order's status; nobody can make a token for another order without the secret. No I/O: WebCrypto only.
  */
 import { timingSafeEqual } from "../http/auth.ts";
 
 /** A token's shape: 32 bytes of HMAC-SHA256 in base64url, no padding. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
-let _createHmac: Promise<typeof import("node:crypto").createHmac> | undefined;
+const encoder = new TextEncoder();
+const _keys = new Map<string, Promise<CryptoKey>>();
+
+function _hmacKey(secret: string): Promise<CryptoKey> {
+  let key = _keys.get(secret);
+  if (!key) {
+    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
+      "sign",
+    ]);
+    _keys.set(secret, key);
+  }
+  return key;
+}
+
+function _base64url(bytes: Uint8Array): string {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
 
 /** The tracking token of `orderId` under `secret`. */
 export async function orderTrackingToken(secret: string, orderId: string): Promise<string> {
-  const createHmac = await (_createHmac ??= import("node:crypto").then((module) => module.createHmac));
-  return createHmac("sha256", secret).update(orderId.toLowerCase()).digest("base64url");
+  const signature = await crypto.subtle.sign(
+    "HMAC",
+    await _hmacKey(secret),
+    encoder.encode(orderId.toLowerCase()),
+  );
+  return _base64url(new Uint8Array(signature));
 }
 
 /**
