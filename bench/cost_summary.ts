@@ -14,6 +14,8 @@ export interface PerOrder {
   walRecordBytes: number;
   /** The bench database's WAL records per order by kind ("Heap INSERT", ...): bytes, image bytes, count. */
   walByKind: Record<string, { bytes: number; fpiBytes: number; records: number }>;
+  /** The same by relation (table or index; "(no block)" for commits), as walByKind. */
+  walByRelation: Record<string, { bytes: number; fpiBytes: number; records: number }>;
   /** Checkpoints by others inside the runs (each brings a new round of images); null if unread in any. */
   walOtherCheckpoints: number | null;
   /** The smallest share of the cluster's WAL the bench database wrote in a run; null if unread in any. */
@@ -59,20 +61,9 @@ export function perOrder(costs: RunCost[]): PerOrder {
     t.hotUpdated = per(t.hotUpdated);
     t.deleted = per(t.deleted);
   }
-  const walByKind: PerOrder["walByKind"] = {};
-  for (const cost of costs) {
-    for (const [kind, k] of Object.entries(cost.wal.ownByKind)) {
-      const w = walByKind[kind] ??= { bytes: 0, fpiBytes: 0, records: 0 };
-      w.bytes += k.bytes;
-      w.fpiBytes += k.fpiBytes;
-      w.records += k.records;
-    }
-  }
-  for (const w of Object.values(walByKind)) {
-    w.bytes = per(w.bytes);
-    w.fpiBytes = per(w.fpiBytes);
-    w.records = per(w.records);
-  }
+  const walByKind = _walPerOrder(costs.map((c) => c.wal.ownByKind), per);
+  // runs recorded before the relations were read have none
+  const walByRelation = _walPerOrder(costs.map((c) => c.wal.ownByRelation ?? {}), per);
   const cpuMs: Record<string, number> = {};
   const peakRssMiB: Record<string, number> = {};
   for (const cost of costs) {
@@ -91,6 +82,7 @@ export function perOrder(costs: RunCost[]): PerOrder {
     walFpiBytes: per(sum((c) => c.wal.ownFpiBytes)),
     walRecordBytes: per(sum((c) => c.wal.ownBytes - c.wal.ownFpiBytes)),
     walByKind,
+    walByRelation,
     walOtherCheckpoints: checkpoints.includes(null) ? null : sum((c) => c.wal.otherCheckpoints!),
     walOwnShare: shares.some((s) => s === null) ? null : Math.min(...(shares as number[])),
     transactions: per(sum((c) => c.transactions)),
@@ -104,4 +96,26 @@ export function perOrder(costs: RunCost[]): PerOrder {
       ? per(sum((c) => Object.values(c.rpcCalls!).reduce((a, b) => a + b, 0)))
       : null,
   };
+}
+
+/** Sums WAL groups (by kind or by relation) over runs and divides them by the orders. */
+function _walPerOrder(
+  groups: Record<string, { bytes: number; fpiBytes: number; records: number }>[],
+  per: (total: number) => number,
+): PerOrder["walByKind"] {
+  const sums: PerOrder["walByKind"] = {};
+  for (const group of groups) {
+    for (const [key, k] of Object.entries(group)) {
+      const w = sums[key] ??= { bytes: 0, fpiBytes: 0, records: 0 };
+      w.bytes += k.bytes;
+      w.fpiBytes += k.fpiBytes;
+      w.records += k.records;
+    }
+  }
+  for (const w of Object.values(sums)) {
+    w.bytes = per(w.bytes);
+    w.fpiBytes = per(w.fpiBytes);
+    w.records = per(w.records);
+  }
+  return sums;
 }

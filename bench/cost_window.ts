@@ -67,12 +67,13 @@ export async function openCostMeter(bench: BenchDatabase): Promise<CostMeter> {
   const meter = postgres(bench.meterUrl, { max: 1, onnotice: () => {}, idle_timeout: 0, max_lifetime: null });
   const counters = databaseCounters(meter, bench.url, bench.name);
   const ticks = await clockTicksPerSecond();
+  const relationNames = await _relationNames(bench.url);
   const readerTransactions = await counters.calibrate();
   return {
     readerTransactions,
     snapshot: () => counters.snapshot(),
     async start(from, processes) {
-      const wal = await openWalSpan(meter, bench.oid);
+      const wal = await openWalSpan(meter, bench.oid, relationNames);
       const cpuBefore = processes.map((p) => cpuTicks(p.pid));
       const resets = processes.map((p) => resetPeakRss(p.pid));
       const sampled = processes.map((p) => rssMiB(p.pid));
@@ -131,4 +132,26 @@ function _tableDeltas(
     if (d.inserted || d.updated || d.deleted) deltas[table] = d;
   }
   return deltas;
+}
+
+/**
+ * The bench database's tables, indexes, sequences and TOAST tables by relfilenode (what WAL records name),
+ * read once before any run: nothing in a run rewrites a relation. A session of its own, closed before the
+ * counters are calibrated, so no run counts it.
+ */
+async function _relationNames(benchUrl: string): Promise<Record<string, string>> {
+  const sql = postgres(benchUrl, { max: 1, onnotice: () => {} });
+  try {
+    const rows = await sql.unsafe<{ node: string; name: string }[]>(
+      `select c.relfilenode::text as node, c.relname::text as name
+       from pg_class c where c.relnamespace = 'public'::regnamespace and c.relfilenode <> 0
+       union all
+       select t.relfilenode::text, c.relname || ' (TOAST)'
+       from pg_class c join pg_class t on t.oid = c.reltoastrelid
+       where c.relnamespace = 'public'::regnamespace`,
+    );
+    return Object.fromEntries(rows.map((row) => [row.node, row.name]));
+  } finally {
+    await sql.end();
+  }
 }

@@ -109,21 +109,33 @@ function _tupleTable(r: BenchResults): string[] {
   ];
 }
 
-/** The bench database's WAL per order by record kind, over all runs of each load, largest first. */
+/**
+ * The bench database's WAL per order by record kind and by relation, over all runs of each load, the
+ * largest without images first.
+ */
 function _walTable(r: BenchResults): string[] {
-  const pg = r.pgbenchCost.all.walByKind;
-  const svc = r.serviceCost.all.walByKind;
-  const kinds = [...new Set([...Object.keys(pg), ...Object.keys(svc)])]
-    .sort((a, b) => (svc[b]?.bytes ?? 0) - (svc[a]?.bytes ?? 0) || (pg[b]?.bytes ?? 0) - (pg[a]?.bytes ?? 0));
-  const cells = (k?: { bytes: number; fpiBytes: number; records: number }) =>
-    k ? `${_n(k.bytes, 0)} | ${_n(k.fpiBytes, 0)} | ${_n(k.records, 2)}` : "0 | 0 | 0";
-  return [
-    "WAL records of the bench database per order by kind (pg_walinspect, all runs of each load; bytes as laid",
-    "out, page headers apart):",
-    "",
-    "| record | pgbench B | of which images B | pgbench records | service B | of which images B | service records |",
+  type Group = Record<string, { bytes: number; fpiBytes: number; records: number }>;
+  const rows = (pg: Group, svc: Group) => {
+    const own = (k?: { bytes: number; fpiBytes: number }) => (k ? k.bytes - k.fpiBytes : 0);
+    const keys = [...new Set([...Object.keys(pg), ...Object.keys(svc)])]
+      .sort((a, b) => own(svc[b]) - own(svc[a]) || own(pg[b]) - own(pg[a]) || a.localeCompare(b));
+    const cells = (k?: { bytes: number; fpiBytes: number; records: number }) =>
+      k ? `${_n(k.bytes - k.fpiBytes, 0)} | ${_n(k.fpiBytes, 0)} | ${_n(k.records, 2)}` : "0 | 0 | 0";
+    return keys.map((key) => `| ${key} | ${cells(pg[key])} | ${cells(svc[key])} |`);
+  };
+  const header = (what: string) => [
+    `| ${what} | pgbench B without images | images B | pgbench records | service B without images | images B | service records |`,
     "|---|---:|---:|---:|---:|---:|---:|",
-    ...kinds.map((kind) => `| ${kind} | ${cells(pg[kind])} | ${cells(svc[kind])} |`),
+  ];
+  return [
+    "WAL records of the bench database per order (pg_walinspect, all runs of each load; bytes as laid out, page",
+    "headers apart), by kind and by the relation of the record's first block:",
+    "",
+    ...header("record"),
+    ...rows(r.pgbenchCost.all.walByKind, r.serviceCost.all.walByKind),
+    "",
+    ...header("relation"),
+    ...rows(r.pgbenchCost.all.walByRelation ?? {}, r.serviceCost.all.walByRelation ?? {}),
   ];
 }
 

@@ -32,6 +32,11 @@ export interface WalUsage {
    * as laid out (MAXALIGNed, page headers not included), of which full-page images, and count.
    */
   ownByKind: Record<string, { bytes: number; fpiBytes: number; records: number }>;
+  /**
+   * The same records by the relation of their first block (a table, an index, a sequence of the bench
+   * database, by name; "(no block)" for commits and other records without one), as `ownByKind`.
+   */
+  ownByRelation: Record<string, { bytes: number; fpiBytes: number; records: number }>;
 }
 
 /** A span being measured: {@linkcode WalSpan.close} takes the end LSN and reads the records. */
@@ -48,6 +53,7 @@ export interface WalSpan {
 const _RECORDS_SQL = `
 with records as materialized (
   select xid::text::bigint as xid, record_length, fpi_length, block_ref ~ $3 as own_block,
+    (regexp_match(block_ref, $3 || '([0-9]+)'))[1] as rel,
     resource_manager || ' ' || record_type as kind,
     case when resource_manager = 'Transaction' then
       string_to_array(btrim((regexp_match(description, 'subxacts:([ 0-9]+)'))[1]), ' ')::bigint[]
@@ -56,18 +62,20 @@ with records as materialized (
 ),
 own_xids as materialized (select distinct xid from records where own_block and xid <> 0),
 marked as (
-  select r.record_length, r.fpi_length, r.kind,
+  select r.record_length, r.fpi_length, r.kind, r.rel,
     r.own_block or o.xid is not null or
       (r.subxids is not null and exists (select 1 from own_xids s where s.xid = any(r.subxids))) as own
   from records r left join own_xids o on o.xid = r.xid and r.xid <> 0
 )
-select own, case when own or kind like 'XLOG CHECKPOINT%' then kind end as kind,
+select own, case when own or kind like 'XLOG CHECKPOINT%' then kind end as kind, case when own then rel end as rel,
   sum((record_length + 7) / 8 * 8)::text as bytes, sum(fpi_length)::text as fpi_bytes, count(*)::text as records
-from marked group by 1, 2`;
+from marked group by 1, 2, 3`;
 
 interface _KindRow {
   own: boolean;
   kind: string | null;
+  /** The relfilenode of the record's first block in the bench database, if any. */
+  rel: string | null;
   bytes: string;
   fpi_bytes: string;
   records: string;
@@ -77,9 +85,14 @@ let _slots = 0;
 
 /**
  * Opens a span on the meter session `meter` (a database other than the bench's, so these queries are
- * not counted among the bench database's transactions): slot, checkpoint, start LSN.
+ * not counted among the bench database's transactions): slot, checkpoint, start LSN. `relationNames`
+ * names the bench database's relations by relfilenode.
  */
-export async function openWalSpan(meter: Sql, benchDatabaseOid: number): Promise<WalSpan> {
+export async function openWalSpan(
+  meter: Sql,
+  benchDatabaseOid: number,
+  relationNames: Record<string, string> = {},
+): Promise<WalSpan> {
   const slot = `bench_wal_${Deno.pid}_${++_slots}`;
   let slotHeld = false;
   try {
@@ -109,6 +122,7 @@ export async function openWalSpan(meter: Sql, benchDatabaseOid: number): Promise
           ownRecords: 0,
           otherCheckpoints: null,
           ownByKind: {},
+          ownByRelation: {},
         };
         if (lsnBytes <= 0) return { ...unread, ownShare: 1, ownBytes: 0, otherCheckpoints: 0 };
         try {
@@ -117,7 +131,7 @@ export async function openWalSpan(meter: Sql, benchDatabaseOid: number): Promise
             _RECORDS_SQL,
             [start, end, `rel [0-9]+/${benchDatabaseOid}/`],
           );
-          return _attribute(lsnBytes, rows);
+          return _attribute(lsnBytes, rows, relationNames);
         } catch {
           return unread;
         }
@@ -129,13 +143,20 @@ export async function openWalSpan(meter: Sql, benchDatabaseOid: number): Promise
 }
 
 /** Sums the grouped rows of the span's records into a {@linkcode WalUsage}. */
-function _attribute(lsnBytes: number, rows: _KindRow[]): WalUsage {
+function _attribute(lsnBytes: number, rows: _KindRow[], relationNames: Record<string, string>): WalUsage {
   let all = 0;
   let own = 0;
   let ownFpiBytes = 0;
   let ownRecords = 0;
   let otherCheckpoints = 0;
   const ownByKind: WalUsage["ownByKind"] = {};
+  const ownByRelation: WalUsage["ownByRelation"] = {};
+  const add = (into: WalUsage["ownByKind"], key: string, row: _KindRow) => {
+    const sum = into[key] ??= { bytes: 0, fpiBytes: 0, records: 0 };
+    sum.bytes += Number(row.bytes);
+    sum.fpiBytes += Number(row.fpi_bytes);
+    sum.records += Number(row.records);
+  };
   for (const row of rows) {
     const bytes = Number(row.bytes);
     all += bytes;
@@ -146,7 +167,12 @@ function _attribute(lsnBytes: number, rows: _KindRow[]): WalUsage {
     own += bytes;
     ownFpiBytes += Number(row.fpi_bytes);
     ownRecords += Number(row.records);
-    ownByKind[row.kind!] = { bytes, fpiBytes: Number(row.fpi_bytes), records: Number(row.records) };
+    add(ownByKind, row.kind!, row);
+    add(
+      ownByRelation,
+      row.rel === null ? "(no block)" : relationNames[row.rel] ?? `relfilenode ${row.rel}`,
+      row,
+    );
   }
   const ownShare = all > 0 ? own / all : 0;
   return {
@@ -157,6 +183,7 @@ function _attribute(lsnBytes: number, rows: _KindRow[]): WalUsage {
     ownRecords,
     otherCheckpoints,
     ownByKind,
+    ownByRelation,
   };
 }
 

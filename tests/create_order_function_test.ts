@@ -76,6 +76,67 @@ for (const { name, db } of await testDatabases()) {
     }] as unknown);
   });
 
+  test("create_order() writes each row of an order once: nothing of the order is updated, only its store's counter", async () => {
+    const store = await createTestStore(db);
+    await callCreateOrder(db, createOrderPayload(store)); // the store's counter row exists from here on
+    // the row counts the backend keeps until it reports them, read before and after inside one transaction
+    const written = await db.asRole("service_role", async (session) => {
+      const counts = () =>
+        session.query<{ table: string; inserted: number; updated: number }>(
+          `select relname::text as table, n_tup_ins::int as inserted, n_tup_upd::int as updated
+           from pg_stat_xact_user_tables where schemaname = 'public' order by 1`,
+        );
+      const before = await counts();
+      await session.query("select public.create_order($1::text::jsonb)", [
+        JSON.stringify(createOrderPayload(store, {
+          items: [
+            payloadItem(store.products[0].id, 34_900),
+            payloadItem(store.products[2].id, 29_900, { variantId: store.variants[1].id }),
+          ],
+        })),
+      ]);
+      return (await counts()).map((row) => {
+        const was = before.find((b) => b.table === row.table) ?? { inserted: 0, updated: 0 };
+        return {
+          table: row.table,
+          inserted: row.inserted - was.inserted,
+          updated: row.updated - was.updated,
+        };
+      }).filter((row) => row.inserted + row.updated > 0);
+    });
+    assert.deepEqual(written, [
+      { table: "email_outbox", inserted: 2, updated: 0 },
+      { table: "order_counters", inserted: 0, updated: 1 },
+      { table: "order_items", inserted: 2, updated: 0 },
+      { table: "order_status_history", inserted: 1, updated: 0 },
+      { table: "orders", inserted: 1, updated: 0 },
+    ]);
+  });
+
+  test("create_order() keeps no copy of the order in its outbox rows: the e-mails' content comes back to the caller", async () => {
+    const store = await createTestStore(db);
+    const result = await callCreateOrder(db, createOrderPayload(store));
+    const rows = await db.query<{ kind: string; payload: unknown }>(
+      "select kind, payload from public.email_outbox where order_id = $1 order by kind",
+      [result.response.orderId],
+    );
+    assert.deepEqual(rows, [{ kind: "buyer", payload: null }, { kind: "seller", payload: null }]);
+    assert.deepEqual(result.emails.map((e) => [e.kind, e.payload.orderNumber, e.payload.store.name]), [
+      ["buyer", result.response.orderNumber, "Test Store"],
+      ["seller", result.response.orderNumber, "Test Store"],
+    ]);
+  });
+
+  test("create_order() runs as its owner with an empty search_path, callable by service_role alone", async () => {
+    const [fn] = await db.query<{ definer: boolean; config: string[]; callers: string[] }>(
+      `select p.prosecdef as definer, p.proconfig as config,
+         array(select r from unnest(array['public', 'anon', 'authenticated', 'service_role']) r
+               where has_function_privilege(r, p.oid, 'execute')) as callers
+       from pg_proc p where p.oid = 'public.create_order(jsonb)'::regprocedure`,
+    );
+    assert.deepEqual(fn, { definer: true, config: ['search_path=""'], callers: ["service_role"] });
+  });
+
   test("create_order() numbers a store's orders consecutively from 1, separately per store", async () => {
     const [a, b] = [await createTestStore(db), await createTestStore(db)];
     const numbers = [];

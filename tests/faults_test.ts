@@ -102,22 +102,29 @@ Deno.test({
     const pool = await ownPool(db, 4);
     const stack = await startTestStack({ db: pool, env: { ...NO_LIMITS, DATABASE_TIMEOUT_MS: "5000" } });
     try {
-      assert.equal((await (await stack.post(orderBody(store))).json()).orderNumber.slice(-6), "000001");
+      const first = await (await stack.post(orderBody(store))).json();
+      assert.equal(first.orderNumber.slice(-6), "000001");
       const before = await countStoreRows(db, store.storeId);
-      // create_order takes the counter row last: blocked there, it has already written the order,
-      // its items, its e-mails and its idempotency key, all uncommitted
+      // another transaction inserts the request's idempotency key and keeps it uncommitted: create_order
+      // writes its key last, so blocked there it has taken the number and written the order, its items
+      // and its e-mails, all uncommitted
+      const key = "dropped-connection-1";
       const lock = await holdLock(
         db,
-        "select * from public.order_counters where store_id = $1 for update",
-        [store.storeId],
+        "insert into public.idempotency_keys (store_id, key, request_hash, order_id) values ($1, $2, $3, $4)",
+        [store.storeId, key, "0".repeat(64), first.orderId],
       );
-      const headers = { "Idempotency-Key": "dropped-connection-1" };
+      const headers = { "Idempotency-Key": key };
       const body = orderBody(store, { buyerName: "Ravi Kumar" });
       const pending = stack.post(body, headers);
       const pid = await waitForBlockedCreateOrder(db);
       await db.query("select pg_terminate_backend($1)", [pid]);
       await _assertInternalError(await pending);
       await lock.release();
+      await db.query("delete from public.idempotency_keys where store_id = $1 and key = $2", [
+        store.storeId,
+        key,
+      ]);
 
       assert.deepEqual(await countStoreRows(db, store.storeId), before);
       // the key was never bound, so the buyer's retry creates the order, with the next number

@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
 import { orderEmailIdempotencyKey } from "../supabase/functions/_shared/email/mailer.ts";
 import type { EmailedStatus } from "../supabase/functions/_shared/email/order_email.ts";
-import { renderOutboxEmail } from "../supabase/functions/_shared/email/render_outbox_email.ts";
+import {
+  renderOutboxEmail,
+  showsTrackingLink,
+} from "../supabase/functions/_shared/email/render_outbox_email.ts";
 import { renderStatusEmail } from "../supabase/functions/_shared/email/status_email_templates.ts";
 import { outboxEmail } from "./support/order_emails.ts";
 import { statusEmailData, statusOutboxEmail } from "./support/status_emails.ts";
@@ -254,4 +257,22 @@ Deno.test("renderOutboxEmail() renders each outbox kind with its template, and t
   const buyer = outboxEmail("buyer");
   assert.equal(renderOutboxEmail(buyer, options).subject, "Your order ORD-2026-000042 at Chai & Co.");
   assert.equal(orderEmailIdempotencyKey(buyer), "order/0b8f5a52-9a8e-4d1c-8f59-3f3c2f0d1a77/buyer");
+});
+
+Deno.test("showsTrackingLink() is true for exactly the kinds whose template renders the tracking link", () => {
+  const withToken = {
+    ...options,
+    trackingUrlTemplate: "https://shop.example.com/track?order={orderId}&t={token}",
+  };
+  const kinds = [
+    outboxEmail("buyer"),
+    outboxEmail("seller"),
+    ...STATUSES.map((s) => statusOutboxEmail(statusEmailData(s))),
+  ];
+  const rendered = kinds.map((email) => [
+    email.kind,
+    renderOutboxEmail(email, { ...withToken, trackingToken: "tok" }).text.includes("&t=tok"),
+  ]);
+  assert.deepEqual(rendered, kinds.map((email) => [email.kind, showsTrackingLink(email)]));
+  assert.deepEqual(rendered.filter(([, shown]) => !shown).map(([kind]) => kind), ["seller"]);
 });

@@ -2,7 +2,7 @@
  * Configuration, read and validated once at start. `parseConfig` is pure (it receives the environment),
  * and fails with a sentence that names the variable.
  */
-import { z } from "zod";
+import { z } from "./zod.ts";
 import type { ApiKeys } from "./http/auth.ts";
 import { ANSWER_GRACE_MS } from "./orders/database_call.ts";
 import type { UnpaidOrderWindows } from "./orders/unpaid_orders.ts";

@@ -20,7 +20,7 @@ export type Database = {
           kind: string
           last_error: string | null
           order_id: string
-          payload: Json
+          payload: Json | null
           provider_id: string | null
           reply_to: string | null
           sent_at: string | null
@@ -38,7 +38,7 @@ export type Database = {
           kind: string
           last_error?: string | null
           order_id: string
-          payload: Json
+          payload?: Json | null
           provider_id?: string | null
           reply_to?: string | null
           sent_at?: string | null
@@ -56,7 +56,7 @@ export type Database = {
           kind?: string
           last_error?: string | null
           order_id?: string
-          payload?: Json
+          payload?: Json | null
           provider_id?: string | null
           reply_to?: string | null
           sent_at?: string | null
@@ -601,6 +601,7 @@ export type Database = {
         }
         Returns: Json
       }
+      order_email_data: { Args: { p_order_id: string }; Returns: Json }
       order_response: { Args: { p_order_id: string }; Returns: Json }
       order_status_next_moves: {
         Args: { p_from: Database["public"]["Enums"]["order_status"] }

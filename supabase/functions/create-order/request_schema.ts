@@ -3,7 +3,7 @@
  * is refused, so a typo never silently drops data. Everything after `parseCreateOrderRequest` sees only
  * the parsed type.
  */
-import { z } from "zod";
+import { z } from "../_shared/zod.ts";
 import { type FieldIssue, OrderError } from "../_shared/errors.ts";
 import { ISO_3166_ALPHA2 } from "../_shared/orders/iso_countries.ts";
 import { isEmailAddress, MAX_EMAIL_LENGTH } from "../_shared/orders/email_address.ts";

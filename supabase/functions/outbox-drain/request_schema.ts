@@ -2,7 +2,7 @@
  * The outbox-drain request: an empty body or a JSON object with the same two knobs as `deno task outbox`
  * (`--min-age`, `--stale-after`). pg_cron's job posts `{}`: the defaults.
  */
-import { z } from "zod";
+import { z } from "../_shared/zod.ts";
 import type { DrainOptions } from "../_shared/email/outbox_sender.ts";
 import { type FieldIssue, OrderError } from "../_shared/errors.ts";
 import { parseJson } from "../_shared/http/request_body.ts";

@@ -4,7 +4,7 @@
  * (`text_rules.ts`), the tracking link is an http(s) URL stored as its serialisation. Everything after
  * `parseStatusMoveRequest` sees only the parsed type.
  */
-import { z } from "zod";
+import { z } from "../_shared/zod.ts";
 import { type FieldIssue, OrderError } from "../_shared/errors.ts";
 import { ORDER_STATUSES } from "../_shared/orders/order_status.ts";
 import type { StatusMove } from "../_shared/orders/status_move_store.ts";

@@ -27,16 +27,19 @@ export function supabaseUserTokenVerifier(
 ): UserTokenVerifier {
   const timeoutMs = options.timeoutMs ?? USER_TOKEN_TIMEOUT_MS;
   const baseFetch = options.fetch ?? globalThis.fetch;
-  // one client for the process: the key set it fetched stays cached across requests
-  const client = createClient(url, apiKey, {
-    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
-    global: {
-      fetch: (input, init) => baseFetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) }),
-    },
-  });
+  // one client for the process: the key set it fetched stays cached across requests. Made on the first
+  // signed-in order, so that a cold start (and a process that only sees guest orders) builds none.
+  let client: ReturnType<typeof createClient> | undefined;
+  const authClient = () =>
+    client ??= createClient(url, apiKey, {
+      auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+      global: {
+        fetch: (input, init) => baseFetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) }),
+      },
+    });
   return async (jwt) => {
     try {
-      const { data, error } = await client.auth.getClaims(jwt);
+      const { data, error } = await authClient().auth.getClaims(jwt);
       return error || !data ? null : data.claims as Record<string, unknown>;
     } catch {
       // a payload that is no JSON is thrown rather than returned by getClaims

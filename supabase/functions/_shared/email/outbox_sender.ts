@@ -7,7 +7,7 @@
  */
 import type { EmailOutbox, RecordedEmail } from "./email_outbox.ts";
 import type { EmailMessage, RenderOptions } from "./email_templates.ts";
-import { renderOutboxEmail } from "./render_outbox_email.ts";
+import { renderOutboxEmail, showsTrackingLink } from "./render_outbox_email.ts";
 import { type Mailer, orderEmailIdempotencyKey, type SendResult } from "./mailer.ts";
 import {
   DEFAULT_RETRY,
@@ -167,7 +167,8 @@ async function _render(
 ): Promise<EmailMessage | { error: SendResult }> {
   try {
     const { trackingSecret, ...options } = config;
-    const trackingToken = options.trackingUrlTemplate.includes("{token}")
+    // an HMAC per e-mail that shows the link, not per e-mail sent: the seller's alert has none
+    const trackingToken = showsTrackingLink(email) && options.trackingUrlTemplate.includes("{token}")
       ? await orderTrackingToken(trackingSecret, email.orderId)
       : undefined;
     return renderOutboxEmail(email, { ...options, trackingToken });

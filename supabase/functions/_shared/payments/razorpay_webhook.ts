@@ -7,7 +7,7 @@
  * `notes.orderId` is our order's id (for `order.paid`, the Razorpay order's notes are read when the
  * payment's lack it). Every other event is acknowledged and ignored.
  */
-import { z } from "zod";
+import { z } from "../zod.ts";
 import { OrderError } from "../errors.ts";
 import type { PaymentConfirmation } from "./payment_confirmation.ts";
 import { verifyHexHmacSha256 } from "./webhook_signature.ts";
