@@ -43,6 +43,26 @@ function _isLoopback(url: string): boolean {
   return ["127.0.0.1", "localhost", "[::1]"].includes(new URL(url).hostname);
 }
 
+/** Whether anything answers HTTP at `url`, whatever it answers. */
+async function _answers(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+    await response.body?.cancel();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The sentence for a drain whose URL has no server behind it: which URL, where it came from, the fix. */
+function _nothingAnswers(url: string, fromEnv: boolean): string {
+  return fromEnv
+    ? `nothing answers at ${url} (SUPABASE_URL): correct SUPABASE_URL, or start the stack it names`
+    : `nothing answers at ${url}, the local stack's address (SUPABASE_URL is not set): start the stack ` +
+      "in another terminal (npx -y deno@2.9.6 task dev), or set SUPABASE_URL and its service or secret key " +
+      "to drain a project";
+}
+
 /** Runs one drain with the configuration of `env` and the flags in `args`; prints and returns its report. */
 export async function runOutboxTask(
   args: string[],
@@ -64,7 +84,7 @@ export async function runOutboxTask(
   const mailer = io.mailer ??
     (config.resend ? createResendMailer(config.resend) : createFileMailer({ log }));
   const client = createDatabaseClient(config.supabaseUrl, config.serviceKey);
-  const report = await runOutboxDrain({
+  const drain = runOutboxDrain({
     mailer,
     outbox: supabaseEmailOutbox(client, config.databaseTimeoutMs),
     purgeExpiredGuards: supabasePurgeExpiredGuards(client, config.databaseTimeoutMs),
@@ -76,6 +96,11 @@ export async function runOutboxTask(
     log,
     ...(io.sleep ? { sleep: io.sleep } : {}),
   }, flags);
+  const report = await drain.catch(async (error) => {
+    // the adapter's "claim_due_emails failed" does not say that the URL itself is the problem
+    if (await _answers(config.supabaseUrl)) throw error;
+    throw new Error(_nothingAnswers(config.supabaseUrl, Boolean(taskEnv.SUPABASE_URL)), { cause: error });
+  });
 
   const print = io.print ?? console.log;
   const { claimed, sent, failed, dead, ignored } = report.emails;
