@@ -102,20 +102,29 @@ export async function runOutboxTask(
     throw new Error(_nothingAnswers(config.supabaseUrl, Boolean(taskEnv.SUPABASE_URL)), { cause: error });
   });
 
-  const print = io.print ?? console.log;
-  const { claimed, sent, failed, dead, ignored } = report.emails;
-  print(`outbox: claimed ${claimed}, sent ${sent}, failed ${failed}, dead ${dead}, ignored ${ignored}`);
-  if (report.deadEmails.total > 0) {
-    print(
-      `outbox: ${report.deadEmails.total} dead e-mails, never retried automatically: npx -y deno@2.9.6 task orders lists them`,
-    );
-  }
-  print(
-    report.purged
-      ? `housekeeping: removed ${report.purged.idempotencyKeys} idempotency keys, ${report.purged.rateLimitWindows} rate-limit windows`
-      : "housekeeping: failed (see the log line), the next run tries again",
-  );
+  for (const line of describeDrainReport(report)) (io.print ?? console.log)(line);
   return report;
+}
+
+/** The lines the task prints for a drain's report. */
+export function describeDrainReport(report: DrainReport): string[] {
+  const { claimed, sent, failed, dead, ignored } = report.emails;
+  const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  return [
+    `outbox: claimed ${claimed}, sent ${sent}, failed ${failed}, dead ${dead}, ignored ${ignored}`,
+    ...(report.deadEmails.total > 0
+      ? [
+        `outbox: ${count(report.deadEmails.total, "dead e-mail", "dead e-mails")}, never retried ` +
+        "automatically: npx -y deno@2.9.6 task orders lists them",
+      ]
+      : []),
+    report.purged
+      ? `housekeeping: removed ${
+        count(report.purged.idempotencyKeys, "idempotency key", "idempotency keys")
+      }, ` +
+        count(report.purged.rateLimitWindows, "rate-limit window", "rate-limit windows")
+      : "housekeeping: failed (see the log line), the next run tries again",
+  ];
 }
 
 /** `--min-age=<s>` and `--stale-after=<s>`, whole seconds >= 0. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createFileMailer, emlText } from "../local/file_mailer.ts";
-import { outboxTaskEnv, parseOutboxFlags, runOutboxTask } from "../local/outbox_task.ts";
+import { describeDrainReport, outboxTaskEnv, parseOutboxFlags, runOutboxTask } from "../local/outbox_task.ts";
 import { DEMO_KEYS } from "../local/stack.ts";
 import { renderOrderEmail } from "../supabase/functions/_shared/email/email_templates.ts";
 import { sharedPglite } from "./support/databases.ts";
@@ -59,7 +59,7 @@ Deno.test({
       ]]);
       const outboxLines = printed.filter((line) => line.startsWith("outbox:"));
       assert.match(outboxLines[1], /^outbox: claimed \d+, sent \d+, failed 0, dead 0, ignored 0$/);
-      assert.match(printed.at(-1)!, /^housekeeping: removed \d+ idempotency keys, \d+ rate-limit windows$/);
+      assert.match(printed.at(-1)!, /^housekeeping: removed \d+ idempotency keys?, \d+ rate-limit windows?$/);
     } finally {
       await served.close();
       await fake.close();
@@ -195,4 +195,20 @@ Deno.test("runOutboxTask() with a SUPABASE_URL where nothing answers names it", 
     }),
     new Error(`nothing answers at ${url} (SUPABASE_URL): correct SUPABASE_URL, or start the stack it names`),
   );
+});
+
+Deno.test("describeDrainReport() counts one dead e-mail, key and window in the singular, more in the plural", () => {
+  const report = (n: number) => ({
+    emails: { claimed: n, sent: n, failed: 0, dead: 0, ignored: 0 },
+    deadEmails: { total: n, emails: [] },
+    purged: { idempotencyKeys: n, rateLimitWindows: n },
+  });
+  assert.deepEqual(describeDrainReport(report(1)).slice(1), [
+    "outbox: 1 dead e-mail, never retried automatically: npx -y deno@2.9.6 task orders lists them",
+    "housekeeping: removed 1 idempotency key, 1 rate-limit window",
+  ]);
+  assert.deepEqual(describeDrainReport(report(2)).slice(1), [
+    "outbox: 2 dead e-mails, never retried automatically: npx -y deno@2.9.6 task orders lists them",
+    "housekeeping: removed 2 idempotency keys, 2 rate-limit windows",
+  ]);
 });
