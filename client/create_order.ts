@@ -4,12 +4,13 @@
  * non-2xx status code", with the body in `error.context`, a Response that can be read once: this reads it
  * and hands back the code, message, typed details, Retry-After and request id.
  */
-import type {
-  ClientErrorCode,
-  CreatedOrder,
-  CreateOrderBody,
-  CreateOrderErrorCode,
-  ErrorDetails,
+import {
+  type ClientErrorCode,
+  CREATE_ORDER_ERROR_CODES,
+  type CreatedOrder,
+  type CreateOrderBody,
+  type CreateOrderErrorCode,
+  type ErrorDetails,
 } from "./order_types.ts";
 
 /** What `createOrder` needs of a supabase-js client: `SupabaseClient` fits. */
@@ -63,15 +64,24 @@ export type CreateOrderFailure = {
   [C in CreateOrderErrorCode | ClientErrorCode]: OrderFailed<C>;
 }[CreateOrderErrorCode | ClientErrorCode];
 
-/** What {@linkcode createOrder} resolves to; it never rejects. */
+/**
+ * What {@linkcode createOrder} resolves to. It rejects only with a TypeError, for a programming error of the
+ * calling page that no retry can mend (no supabase client, a body JSON cannot carry), before anything is sent.
+ */
 export type CreateOrderResult = OrderPlaced | CreateOrderFailure;
 
-/** Places an order with create-order, through a supabase-js client's `functions.invoke`. */
+/**
+ * Places an order with create-order, through a supabase-js client's `functions.invoke`. Every answer, and
+ * the lack of one, resolves to a value; a TypeError rejects it when `supabase` has no `functions.invoke` or
+ * `body` is not an object JSON can carry (a cycle, a BigInt): nothing was sent then, so it is no
+ * NETWORK_ERROR, whose advice (retry with the same key, the order may exist) would be wrong.
+ */
 export async function createOrder(
   supabase: FunctionsInvoker,
   body: CreateOrderBody,
   options: CreateOrderOptions = {},
 ): Promise<CreateOrderResult> {
+  _requireSendable(supabase, body);
   const idempotencyKey = options.idempotencyKey ?? crypto.randomUUID();
   let result: { data: unknown; error: unknown; response?: Response };
   try {
@@ -150,6 +160,16 @@ async function _httpFailure(response: Response, idempotencyKey: string): Promise
       idempotencyKey,
     );
   }
+  if (!_KNOWN_CODES.has(error.code)) {
+    // a code outside the union (a newer function than this client): no details this client could type
+    return _failure(
+      "UNEXPECTED_RESPONSE",
+      response.status,
+      `unknown code ${error.code}: ${error.message}`,
+      response,
+      idempotencyKey,
+    );
+  }
   const retryAfter = Number(response.headers.get("retry-after"));
   return {
     ok: false,
@@ -182,6 +202,27 @@ function _failure(
     requestId: response?.headers.get("x-request-id") ?? null,
     idempotencyKey,
   };
+}
+
+const _KNOWN_CODES: ReadonlySet<string> = new Set(CREATE_ORDER_ERROR_CODES);
+
+/** Throws a TypeError for what only the calling page can fix: nothing has been sent yet. */
+function _requireSendable(supabase: FunctionsInvoker, body: CreateOrderBody): void {
+  if (typeof supabase?.functions?.invoke !== "function") {
+    throw new TypeError(
+      "createOrder: the first argument must be a supabase-js client (createClient(url, key))",
+    );
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new TypeError("createOrder: the body must be the order as an object");
+  }
+  try {
+    JSON.stringify(body);
+  } catch (error) {
+    throw new TypeError(`createOrder: the body cannot be sent as JSON: ${_messageOf(error)}`, {
+      cause: error,
+    });
+  }
 }
 
 function _isCreatedOrder(data: unknown): data is CreatedOrder {

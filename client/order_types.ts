@@ -129,7 +129,8 @@ export type CreateOrderErrorCode = typeof CREATE_ORDER_ERROR_CODES[number];
 /**
  * The client's own outcomes, when no answer of the function could be read: `NETWORK_ERROR` (the request
  * failed or was aborted: the order may or may not exist, so retry with the same idempotency key) and
- * `UNEXPECTED_RESPONSE` (an answer that is not the function's JSON, e.g. a gateway's error page).
+ * `UNEXPECTED_RESPONSE` (an answer that is not the function's JSON, e.g. a gateway's error page, or an error
+ * body whose code is not one of {@linkcode CREATE_ORDER_ERROR_CODES}: its code is then in `message`).
  */
 export type ClientErrorCode = "NETWORK_ERROR" | "UNEXPECTED_RESPONSE";
 

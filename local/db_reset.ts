@@ -2,8 +2,8 @@
  * `deno task db:reset [--yes]`: roles, migrations and seed applied to DATABASE_URL, dropping its public
  * schema first. Without `--yes` only a database that cannot lose anything (see reset_consent.ts).
  */
+import { connectPostgresOrExit } from "./database_connection.ts";
 import { resetDatabase } from "./migrate.ts";
-import { openPostgres } from "./open_database.ts";
 import { inspectResetTarget, resetRefusal } from "./reset_consent.ts";
 
 const url = Deno.env.get("DATABASE_URL");
@@ -19,7 +19,7 @@ if (unknown.length > 0) {
   Deno.exit(2);
 }
 const name = new URL(url).pathname.slice(1) || "the database";
-const db = openPostgres(url, 1);
+const db = await connectPostgresOrExit("db:reset", url, 1);
 try {
   const refusal = resetRefusal(await inspectResetTarget(db, new URL(url)), Deno.args.includes("--yes"));
   if (refusal) {
@@ -29,11 +29,6 @@ try {
     await resetDatabase(db, { dropExisting: true });
     console.log(`db:reset: migrations and seed applied to ${name}`);
   }
-} catch (error) {
-  // 3D000: the server answered, but has no database of that name
-  if ((error as { code?: string }).code !== "3D000") throw error;
-  console.error(`db:reset: database ${name} does not exist: create it first (createdb ${name})`);
-  Deno.exitCode = 2;
 } finally {
   await db.close();
 }

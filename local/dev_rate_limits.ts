@@ -25,7 +25,9 @@ export function withDevRateLimits(
 /** The line `deno task dev` prints: the limits in force, and how to change them. */
 export function describeRateLimits(env: Record<string, string | undefined>): string {
   const limit = (count: string | undefined, window: string | undefined, per: string) =>
-    count === "0" ? `off per ${per}` : `${count} orders per ${per} per ${window} s`;
+    count === "0"
+      ? `off per ${per}`
+      : `${count} ${count === "1" ? "order" : "orders"} per ${per} per ${window} s`;
   return `${limit(env.RATE_LIMIT_PER_EMAIL, env.RATE_LIMIT_PER_EMAIL_WINDOW_SECONDS, "buyer e-mail")}, ` +
     `${limit(env.RATE_LIMIT_PER_IP, env.RATE_LIMIT_PER_IP_WINDOW_SECONDS, "client IP")} ` +
     "(RATE_LIMIT_PER_EMAIL=1: an e-mail's 2nd order in a minute is a 429)";

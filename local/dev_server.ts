@@ -4,7 +4,8 @@
  * E-mail goes to Resend when RESEND_API_KEY is set, else to files in .local/outbox/.
  */
 import type { Mailer } from "../supabase/functions/_shared/email/mailer.ts";
-import { openPglite, openPostgres } from "./open_database.ts";
+import { openPglite } from "./open_database.ts";
+import { connectPostgresOrExit } from "./database_connection.ts";
 import { loadOrCreateSigningKey } from "./auth_keys.ts";
 import { startLocalStack } from "./stack.ts";
 import { SEED_EXAMPLE_ORDER } from "./example_order.ts";
@@ -16,7 +17,9 @@ import type { SqlDatabase } from "./sql_database.ts";
 
 const env = withDevRateLimits(Deno.env.toObject());
 const port = Number(env.PORT ?? 54321);
-const db = env.DATABASE_URL ? openPostgres(env.DATABASE_URL, 8) : await _openLocalPglite();
+const db = env.DATABASE_URL
+  ? await connectPostgresOrExit("dev", env.DATABASE_URL, 8)
+  : await _openLocalPglite();
 const missing = await missingMigrations(db);
 if (missing.length > 0) {
   console.error(describeMissingMigrations(missing, (await readMigrations()).length, db.kind));

@@ -46,6 +46,26 @@ function _isLoopback(url: string): boolean {
   return ["127.0.0.1", "localhost", "[::1]"].includes(new URL(url).hostname);
 }
 
+/** Whether anything answers HTTP at `url`, whatever it answers. */
+async function _answers(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+    await response.body?.cancel();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The sentence for a drain whose URL has no server behind it: which URL, where it came from, the fix. */
+function _nothingAnswers(url: string, fromEnv: boolean): string {
+  return fromEnv
+    ? `nothing answers at ${url} (SUPABASE_URL): correct SUPABASE_URL, or start the stack it names`
+    : `nothing answers at ${url}, the local stack's address (SUPABASE_URL is not set): start the stack ` +
+      "in another terminal (npx -y deno@2.9.6 task dev), or set SUPABASE_URL and its service or secret key " +
+      "to drain a project";
+}
+
 /** Runs one drain with the configuration of `env` and the flags in `args`; prints and returns its report. */
 export async function runOutboxTask(
   args: string[],
@@ -67,6 +87,10 @@ export async function runOutboxTask(
   const mailer = io.mailer ??
     (config.resend ? createResendMailer(config.resend) : createFileMailer({ log }));
   const client = createDatabaseClient(config.supabaseUrl, config.serviceKey);
+  // ask first: with nothing at the URL every step fails, and each would log its own failure
+  if (!(await _answers(config.supabaseUrl))) {
+    throw new Error(_nothingAnswers(config.supabaseUrl, Boolean(taskEnv.SUPABASE_URL)));
+  }
   const report = await runOutboxDrain({
     mailer,
     outbox: supabaseEmailOutbox(client, config.databaseTimeoutMs),
@@ -80,26 +104,32 @@ export async function runOutboxTask(
     log,
     ...(io.sleep ? { sleep: io.sleep } : {}),
   }, flags);
+  for (const line of describeDrainReport(report)) (io.print ?? console.log)(line);
+  return report;
+}
 
-  const print = io.print ?? console.log;
-  print(
+/** The lines the task prints for a drain's report. */
+export function describeDrainReport(report: DrainReport): string[] {
+  const { claimed, sent, failed, dead, ignored } = report.emails;
+  const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  return [
     report.unpaidOrders
       ? `unpaid orders: cancelled ${report.unpaidOrders.cancelled}`
       : "unpaid orders: failed (see the log line), the next run tries again",
-  );
-  const { claimed, sent, failed, dead, ignored } = report.emails;
-  print(`outbox: claimed ${claimed}, sent ${sent}, failed ${failed}, dead ${dead}, ignored ${ignored}`);
-  if (report.deadEmails.total > 0) {
-    print(
-      `outbox: ${report.deadEmails.total} dead e-mails, never retried automatically: npx -y deno@2.9.6 task orders lists them`,
-    );
-  }
-  print(
+    `outbox: claimed ${claimed}, sent ${sent}, failed ${failed}, dead ${dead}, ignored ${ignored}`,
+    ...(report.deadEmails.total > 0
+      ? [
+        `outbox: ${count(report.deadEmails.total, "dead e-mail", "dead e-mails")}, never retried ` +
+        "automatically: npx -y deno@2.9.6 task orders lists them",
+      ]
+      : []),
     report.purged
-      ? `housekeeping: removed ${report.purged.idempotencyKeys} idempotency keys, ${report.purged.rateLimitWindows} rate-limit windows`
+      ? `housekeeping: removed ${
+        count(report.purged.idempotencyKeys, "idempotency key", "idempotency keys")
+      }, ` +
+        count(report.purged.rateLimitWindows, "rate-limit window", "rate-limit windows")
       : "housekeeping: failed (see the log line), the next run tries again",
-  );
-  return report;
+  ];
 }
 
 /** `--min-age=<s>` and `--stale-after=<s>`, whole seconds >= 0. */

@@ -61,6 +61,8 @@ export function resetRefusal(target: ResetTarget, yes: boolean): string | null {
     ? `${target.publicRelations.slice(0, 4).join(", ")}${count > 4 ? ", …" : ""} (${
       count === 1 ? "1 table, view or sequence" : `${count} tables, views and sequences`
     })`
+    : target.publicFunctions === 1
+    ? "1 function"
     : `${target.publicFunctions} functions`;
   const reason = empty ? "it is not on this machine" : `its public schema holds ${holds}`;
   return `db:reset: ${name || "the database"} on ${where} would lose its public schema and every row in it ` +

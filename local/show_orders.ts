@@ -4,7 +4,8 @@
  * process at a time: while `deno task dev` holds .local/db/, this says so and exits 2.
  */
 import { DataDirInUseError } from "./data_dir_lock.ts";
-import { openPglite, openPostgres } from "./open_database.ts";
+import { connectPostgresOrExit } from "./database_connection.ts";
+import { openPglite } from "./open_database.ts";
 import { deadEmails, latestOrders } from "./order_report.ts";
 import type { SqlDatabase } from "./sql_database.ts";
 
@@ -12,7 +13,7 @@ const limit = Number(Deno.args[0] ?? 5);
 const url = Deno.env.get("DATABASE_URL");
 let db: SqlDatabase;
 try {
-  db = url ? openPostgres(url, 1) : await openPglite(".local/db", "the orders task");
+  db = url ? await connectPostgresOrExit("orders", url, 1) : await openPglite(".local/db", "the orders task");
 } catch (error) {
   if (!(error instanceof DataDirInUseError)) throw error;
   console.error(

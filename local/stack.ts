@@ -130,10 +130,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const tableMatch = /^\/rest\/v1\/([^/]+)$/.exec(pathname);
     if (tableMatch) return read(request, tableMatch[1]);
     if (pathname.startsWith("/auth/v1/")) return auth(request, pathname.slice("/auth/v1".length));
-    if (pathname === "/track" && request.method === "GET") return trackingPage(new URL(request.url).origin);
-    if (pathname.startsWith("/storefront") && request.method === "GET") {
-      const page = await storefrontResponse(pathname, new URL(request.url).origin, anonKey);
-      if (page) return page;
+    if (request.method === "GET" || request.method === "HEAD") {
+      const origin = new URL(request.url).origin;
+      const page = pathname === "/track"
+        ? trackingPage(origin)
+        : pathname.startsWith("/storefront")
+        ? await storefrontResponse(pathname, origin, anonKey)
+        : null;
+      // HEAD is GET without the body, as any web server answers it (link checkers, curl -I)
+      if (page) return request.method === "HEAD" ? _withoutBody(page) : page;
     }
     if (statsRoute && pathname === "/__stats" && request.method === "GET") {
       return Response.json({ rpcCalls: Object.fromEntries(rpcCalls) });
@@ -196,4 +201,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     },
   };
   return stack;
+}
+
+/** `response`'s status and headers without its body: the answer to HEAD. */
+function _withoutBody(response: Response): Response {
+  response.body?.cancel();
+  return new Response(null, { status: response.status, headers: response.headers });
 }

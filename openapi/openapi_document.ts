@@ -101,7 +101,10 @@ function _errorResponses(fn: FunctionDescription): Record<string, Json> {
         : { oneOf: codes.map((code) => _ref(errorSchemaName(code))) };
       const headers: Json = { "x-request-id": _header("RequestId") };
       if (codes.includes("RATE_LIMITED")) headers["Retry-After"] = _header("RetryAfter");
-      if (codes.includes("UNAUTHORIZED")) headers["WWW-Authenticate"] = _header("WwwAuthenticate");
+      // the frame's key check sends the challenge; a function that checks a signature instead does not
+      if (codes.includes("UNAUTHORIZED") && fn.access !== "none") {
+        headers["WWW-Authenticate"] = _header("WwwAuthenticate");
+      }
       return [String(status), {
         description: codes.map((code) => fn.errorWhen[code] ? `${code}: ${fn.errorWhen[code]}` : code)
           .join("; "),

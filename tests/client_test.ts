@@ -287,3 +287,68 @@ test("supabase-js alone reports a failure as data null and a FunctionsHttpError 
     await assert.rejects(() => answer.text(), TypeError); // the body was read
   });
 });
+
+/** A server that counts what reaches it and answers `answer()`: the other end of a client's mistakes. */
+function _countingServer(answer: () => Response) {
+  let requests = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (request) => {
+    requests++;
+    await request.body?.cancel();
+    return answer();
+  });
+  return {
+    url: `http://127.0.0.1:${server.addr.port}`,
+    requests: () => requests,
+    close: () => server.shutdown(),
+  };
+}
+
+test("createOrder() rejects with a TypeError and sends nothing for a body JSON cannot carry: a cycle, a BigInt", async (t) => {
+  const store = await createTestStore(db);
+  const server = _countingServer(() => Response.json({}, { status: 500 }));
+  try {
+    const supabase = _supabase(server.url, "key");
+    const circular = _body(store) as CreateOrderBody & { self?: unknown };
+    circular.self = circular;
+    const withBigInt = { ..._body(store), buyerName: 1n } as unknown as CreateOrderBody;
+    const notAnObject = "an order" as unknown as CreateOrderBody;
+    for (const [name, body] of [["a cycle", circular], ["a BigInt", withBigInt], ["a string", notAnObject]]) {
+      await t.step(name as string, async () => {
+        await assert.rejects(createOrder(supabase, body as CreateOrderBody), TypeError);
+      });
+    }
+    assert.equal(server.requests(), 0);
+  } finally {
+    await server.close();
+  }
+});
+
+test("createOrder() rejects with a TypeError without a supabase client", async () => {
+  const store = await createTestStore(db);
+  for (const supabase of [undefined, null, {}, { functions: {} }]) {
+    await assert.rejects(
+      createOrder(supabase as unknown as Parameters<typeof createOrder>[0], _body(store)),
+      new TypeError("createOrder: the first argument must be a supabase-js client (createClient(url, key))"),
+    );
+  }
+});
+
+test("createOrder() calls an error body with a code it does not know UNEXPECTED_RESPONSE, keeping status, code and request id", async () => {
+  const store = await createTestStore(db);
+  const requestId = crypto.randomUUID();
+  const server = _countingServer(() =>
+    Response.json(
+      { success: false, error: { code: "COUPON_EXPIRED", message: "coupon expired", details: { x: 1 } } },
+      { status: 400, headers: { "x-request-id": requestId } },
+    )
+  );
+  try {
+    const failed = _failed(await createOrder(_supabase(server.url, "key"), _body(store)));
+    assert.deepEqual(
+      [failed.status, failed.code, failed.message, failed.details, failed.requestId],
+      [400, "UNEXPECTED_RESPONSE", "unknown code COUPON_EXPIRED: coupon expired", undefined, requestId],
+    );
+  } finally {
+    await server.close();
+  }
+});

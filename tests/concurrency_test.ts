@@ -1,10 +1,11 @@
 /**
  * Concurrency on PostgreSQL (issue 6, part 3): order numbers under load, one Idempotency-Key raced by
- * twenty requests, and status updates racing each other against the lifecycle.
+ * twenty requests, and status updates racing each other against the lifecycle; and the same key's race on
+ * PGlite, whose one connection runs the requests one after another.
  */
 import assert from "node:assert/strict";
 import { createTestStore } from "./support/catalogue.ts";
-import { sharedPostgres } from "./support/databases.ts";
+import { sharedPglite, sharedPostgres } from "./support/databases.ts";
 import { ALLOWED_STATUS_MOVES } from "./support/lifecycle.ts";
 import { startTestStack } from "./support/local_stack.ts";
 import { orderBody } from "./support/order_request.ts";
@@ -87,6 +88,34 @@ Deno.test({
         stack.mail.sent.map((m) => m.idempotencyKey).sort(),
         [`order/${orderId}/buyer`, `order/${orderId}/seller`],
       );
+    } finally {
+      await stack.close();
+    }
+  },
+});
+
+// the README's note on PGlite: a double click tried against `deno task dev` sees replays, never the 409
+Deno.test({
+  name:
+    "[pglite] POST create-order answers 20 concurrent requests with one Idempotency-Key 200, one order and 19 replays: PGlite serialises them",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const db = await sharedPglite();
+    const store = await createTestStore(db);
+    const stack = await startTestStack({ db, env: NO_LIMITS });
+    try {
+      const headers = { "Idempotency-Key": `race-${crypto.randomUUID()}` };
+      const body = orderBody(store);
+      const results = await Promise.all(Array.from({ length: 20 }, async () => {
+        const res = await stack.post(body, headers);
+        const { orderId } = await res.json();
+        return { status: res.status, orderId, replayed: res.headers.get("Idempotent-Replayed") === "true" };
+      }));
+      assert.deepEqual(results.map((r) => r.status), Array(20).fill(200));
+      assert.equal(new Set(results.map((r) => r.orderId)).size, 1);
+      assert.equal(results.filter((r) => r.replayed).length, 19);
+      assert.equal((await countStoreRows(db, store.storeId)).orders, 1);
     } finally {
       await stack.close();
     }

@@ -23,6 +23,11 @@ Deno.test("describeRateLimits() says the limits in force and how to provoke a 42
     "100 orders per buyer e-mail per 60 s, off per client IP " +
       "(RATE_LIMIT_PER_EMAIL=1: an e-mail's 2nd order in a minute is a 429)",
   );
+  assert.equal(
+    describeRateLimits(withDevRateLimits({ RATE_LIMIT_PER_EMAIL: "1", RATE_LIMIT_PER_IP: "1" })),
+    "1 order per buyer e-mail per 60 s, 1 order per client IP per 60 s " +
+      "(RATE_LIMIT_PER_EMAIL=1: an e-mail's 2nd order in a minute is a 429)",
+  );
 });
 
 /** Posts the dev curl's order `count` times for `buyerEmail`; returns each status and Retry-After. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createFileMailer, emlText } from "../local/file_mailer.ts";
-import { outboxTaskEnv, parseOutboxFlags, runOutboxTask } from "../local/outbox_task.ts";
+import { describeDrainReport, outboxTaskEnv, parseOutboxFlags, runOutboxTask } from "../local/outbox_task.ts";
 import { DEMO_KEYS } from "../local/stack.ts";
 import { renderOrderEmail } from "../supabase/functions/_shared/email/email_templates.ts";
 import { sharedPglite } from "./support/databases.ts";
@@ -9,6 +9,14 @@ import { orderEmailData, outboxEmail } from "./support/order_emails.ts";
 import { createOrderWithEmails, outboxRows, serveOutbox } from "./support/outbox_orders.ts";
 import { fakeSleep } from "./support/recording_outbox.ts";
 import { recordingMailer, startTestStack } from "./support/local_stack.ts";
+import { runTask } from "./support/task_process.ts";
+
+function _closedPort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr;
+  listener.close(); // nothing listens there now
+  return port;
+}
 
 Deno.test({
   name: "[pglite] runOutboxTask() sends an order's e-mails exactly once after its sender died before sending",
@@ -51,7 +59,7 @@ Deno.test({
       ]]);
       const outboxLines = printed.filter((line) => line.startsWith("outbox:"));
       assert.match(outboxLines[1], /^outbox: claimed \d+, sent \d+, failed 0, dead 0, ignored 0$/);
-      assert.match(printed.at(-1)!, /^housekeeping: removed \d+ idempotency keys, \d+ rate-limit windows$/);
+      assert.match(printed.at(-1)!, /^housekeeping: removed \d+ idempotency keys?, \d+ rate-limit windows?$/);
       assert.match(printed[0], /^unpaid orders: cancelled \d+$/);
     } finally {
       await served.close();
@@ -161,4 +169,48 @@ Deno.test("runOutboxTask() refuses to drain a project elsewhere without RESEND_A
     }),
     /^Error: RESEND_API_KEY is not set: draining abc\.supabase\.co would mark its e-mails sent/,
   );
+});
+
+Deno.test("deno task outbox with no stack running names the URL it tried and how to start the stack, exit 2", async () => {
+  const port = _closedPort();
+  const run = await runTask("outbox", {
+    cwd: Deno.cwd(),
+    env: { PORT: String(port), SUPABASE_URL: "", SUPABASE_SERVICE_ROLE_KEY: "", SUPABASE_SECRET_KEYS: "" },
+  });
+  assert.deepEqual([run.code, run.stderr.trim(), run.stdout], [
+    2,
+    `outbox: nothing answers at http://127.0.0.1:${port}, the local stack's address (SUPABASE_URL is not ` +
+    "set): start the stack in another terminal (npx -y deno@2.9.6 task dev), or set SUPABASE_URL and its " +
+    "service or secret key to drain a project",
+    "",
+  ]);
+});
+
+Deno.test("runOutboxTask() with a SUPABASE_URL where nothing answers names it", async () => {
+  const url = `http://127.0.0.1:${_closedPort()}`;
+  await assert.rejects(
+    runOutboxTask([], { SUPABASE_URL: url, SUPABASE_SERVICE_ROLE_KEY: "k" }, {
+      mailer: recordingMailer(),
+      log: () => {},
+      print: () => {},
+    }),
+    new Error(`nothing answers at ${url} (SUPABASE_URL): correct SUPABASE_URL, or start the stack it names`),
+  );
+});
+
+Deno.test("describeDrainReport() counts one dead e-mail, key and window in the singular, more in the plural", () => {
+  const report = (n: number) => ({
+    unpaidOrders: { cancelled: n, orderIds: [] },
+    emails: { claimed: n, sent: n, failed: 0, dead: 0, ignored: 0 },
+    deadEmails: { total: n, emails: [] },
+    purged: { idempotencyKeys: n, rateLimitWindows: n },
+  });
+  assert.deepEqual(describeDrainReport(report(1)).slice(2), [
+    "outbox: 1 dead e-mail, never retried automatically: npx -y deno@2.9.6 task orders lists them",
+    "housekeeping: removed 1 idempotency key, 1 rate-limit window",
+  ]);
+  assert.deepEqual(describeDrainReport(report(2)).slice(2), [
+    "outbox: 2 dead e-mails, never retried automatically: npx -y deno@2.9.6 task orders lists them",
+    "housekeeping: removed 2 idempotency keys, 2 rate-limit windows",
+  ]);
 });

@@ -44,6 +44,13 @@ Deno.test("resetRefusal() lets an empty local database or a test's database go w
       "2 functions). If that is what you want, run it again with --yes: npx -y deno@2.9.6 task db:reset --yes",
     ],
     [
+      "a local database with one function only",
+      target("postgres://u@127.0.0.1/shop", [], 1),
+      false,
+      "db:reset: shop on 127.0.0.1 would lose its public schema and every row in it (its public schema holds " +
+      "1 function). If that is what you want, run it again with --yes: npx -y deno@2.9.6 task db:reset --yes",
+    ],
+    [
       "an empty database elsewhere",
       target("postgres://u@db.example.com:6543/postgres"),
       false,

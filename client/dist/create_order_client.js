@@ -40,6 +40,7 @@ var CREATE_ORDER_ERROR_CODES = [
 
 // client/create_order.ts
 async function createOrder(supabase, body, options = {}) {
+  _requireSendable(supabase, body);
   const idempotencyKey = options.idempotencyKey ?? crypto.randomUUID();
   let result;
   try {
@@ -87,6 +88,9 @@ async function _httpFailure(response, idempotencyKey) {
   if (typeof error?.code !== "string" || typeof error.message !== "string") {
     return _failure("UNEXPECTED_RESPONSE", response.status, "the answer is not an error body", response, idempotencyKey);
   }
+  if (!_KNOWN_CODES.has(error.code)) {
+    return _failure("UNEXPECTED_RESPONSE", response.status, `unknown code ${error.code}: ${error.message}`, response, idempotencyKey);
+  }
   const retryAfter = Number(response.headers.get("retry-after"));
   return {
     ok: false,
@@ -112,6 +116,22 @@ function _failure(code, status, message, response, idempotencyKey) {
     requestId: response?.headers.get("x-request-id") ?? null,
     idempotencyKey
   };
+}
+var _KNOWN_CODES = new Set(CREATE_ORDER_ERROR_CODES);
+function _requireSendable(supabase, body) {
+  if (typeof supabase?.functions?.invoke !== "function") {
+    throw new TypeError("createOrder: the first argument must be a supabase-js client (createClient(url, key))");
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new TypeError("createOrder: the body must be the order as an object");
+  }
+  try {
+    JSON.stringify(body);
+  } catch (error) {
+    throw new TypeError(`createOrder: the body cannot be sent as JSON: ${_messageOf(error)}`, {
+      cause: error
+    });
+  }
 }
 function _isCreatedOrder(data) {
   const order = data;

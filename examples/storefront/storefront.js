@@ -12,11 +12,15 @@ const state = {
   store: null,
   /** { id, name, price, variants: [{ id, name, price }] }, price the one the buyer is shown */
   products: [],
-  /** { productId, variantId, name, unitPrice, quantity } */
+  /** { productId, variantId, name, unitPrice, quantity, needsOption?, gone? }: the last two after an answer */
   cart: [],
-  /** One checkout attempt: the body sent and its idempotency key, kept while the body stays the same. */
+  /** One checkout attempt: the body sent (and its JSON) and its idempotency key, kept while it stays the same. */
   attempt: null,
+  /** While an order is being placed the cart is frozen, so that the answer's `index` means the line it names. */
+  placing: false,
 };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const $ = (selector) => document.querySelector(selector);
 const form = $("#checkout");
@@ -33,15 +37,28 @@ function element(tag, properties = {}, ...children) {
 }
 
 async function loadCatalogue() {
+  // not a store id at all: the read would be refused with the database's own words, which are not the buyer's
+  if (!UUID.test(storeId) || !(await readCatalogue())) {
+    $("#store-name").textContent = "This shop is not taking orders";
+    show("failure", "This shop is not taking orders", ["Please come back later."], "STORE_NOT_FOUND");
+    $("#place-order").disabled = true;
+    document.body.dataset.ready = "closed";
+    return;
+  }
+  $("#store-name").textContent = state.store.name;
+  renderCatalogue();
+  renderCart();
+  document.body.dataset.ready = "true";
+}
+
+/** Reads the store and its active catalogue into `state`; false when the store is not open. */
+async function readCatalogue() {
   const [stores, products] = await Promise.all([
     supabase.from("stores").select("id,name,currency").eq("id", storeId),
     supabase.from("products").select("id,name,price").eq("store_id", storeId).order("name"),
   ]);
   if (stores.error || products.error) throw new Error((stores.error ?? products.error).message);
-  if (stores.data.length === 0) {
-    $("#store-name").textContent = "This shop is not open";
-    return;
-  }
+  if (stores.data.length === 0) return false;
   state.store = stores.data[0];
   // the read route serves .eq() filters: one small read per product for its variants
   const variants = await Promise.all(
@@ -56,25 +73,43 @@ async function loadCatalogue() {
       price: variant.price ?? product.price,
     })),
   }));
-  $("#store-name").textContent = state.store.name;
+  return true;
+}
+
+/** After an answer that says the page's catalogue is out of date: read it again, and show it. */
+async function reloadCatalogue() {
+  try {
+    await readCatalogue();
+  } catch {
+    return; // the catalogue shown stays; the answer's own message still tells the buyer what to do
+  }
   renderCatalogue();
-  renderCart();
-  document.body.dataset.ready = "true";
 }
 
 function renderCatalogue() {
   $("#catalogue").replaceChildren(...state.products.map((product) => {
-    const quantity = element("input", { type: "number", min: 1, max: 10000, value: 1, name: "quantity" });
+    const quantity = element("input", {
+      type: "number",
+      min: 1,
+      max: 10000,
+      value: 1,
+      name: "quantity",
+      disabled: state.placing,
+    });
     const choice = product.variants.length > 0
       ? element(
         "select",
-        { name: "variant" },
+        { name: "variant", disabled: state.placing },
         ...product.variants.map((variant) =>
           element("option", { value: variant.id }, `${variant.name} · ${money(variant.price)}`)
         ),
       )
       : null;
-    const add = element("button", { type: "button", className: "add" }, "Add to cart");
+    const add = element(
+      "button",
+      { type: "button", className: "add", disabled: state.placing },
+      "Add to cart",
+    );
     add.dataset.productId = product.id;
     add.addEventListener("click", () => addToCart(product, choice?.value ?? null, Number(quantity.value)));
     const item = element(
@@ -91,6 +126,7 @@ function renderCatalogue() {
 }
 
 function addToCart(product, variantId, quantity) {
+  if (state.placing) return;
   const variant = product.variants.find((v) => v.id === variantId) ?? null;
   const line = state.cart.find((l) => l.productId === product.id && l.variantId === variantId);
   if (line) line.quantity += quantity;
@@ -106,28 +142,80 @@ function addToCart(product, variantId, quantity) {
   renderCart();
 }
 
+/** The buyer picks the option of a line the function asked one for (VARIANT_REQUIRED). */
+function chooseOption(line, variantId) {
+  if (state.placing) return;
+  const product = state.products.find((p) => p.id === line.productId);
+  const variant = product?.variants.find((v) => v.id === variantId);
+  if (!variant) return;
+  const same = state.cart.find((l) => l !== line && l.productId === product.id && l.variantId === variant.id);
+  if (same) {
+    same.quantity += line.quantity;
+    state.cart.splice(state.cart.indexOf(line), 1);
+  } else {
+    Object.assign(line, {
+      variantId: variant.id,
+      name: `${product.name} (${variant.name})`,
+      unitPrice: variant.price,
+      needsOption: false,
+    });
+  }
+  renderCart();
+}
+
 function renderCart() {
   $("#cart tbody").replaceChildren(...state.cart.map((line, index) => {
-    const remove = element("button", { type: "button" }, "Remove");
+    const remove = element("button", { type: "button", disabled: state.placing }, "Remove");
     remove.addEventListener("click", () => {
+      if (state.placing) return;
       state.cart.splice(index, 1);
       renderCart();
     });
-    return element(
+    const name = element("td", {}, line.name);
+    if (line.needsOption) name.append(" ", optionChoice(line));
+    if (line.gone) name.append(" ", element("em", {}, "no longer available"));
+    const row = element(
       "tr",
-      {},
-      element("td", {}, line.name),
+      { className: line.gone ? "gone" : "" },
+      name,
       element("td", {}, String(line.quantity)),
       element("td", { className: "num" }, money(line.unitPrice)),
       element("td", { className: "num" }, money(line.unitPrice * line.quantity)),
       element("td", {}, remove),
     );
+    row.dataset.productId = line.productId;
+    return row;
   }));
   const subtotal = state.cart.reduce(
     (sum, line) => sum + Math.round(line.unitPrice * 100) * line.quantity,
     0,
   );
   $("#subtotal").textContent = state.cart.length ? money(subtotal / 100) : "–";
+}
+
+/** The select of a line's options, from the catalogue as last read. */
+function optionChoice(line) {
+  const product = state.products.find((p) => p.id === line.productId);
+  const select = element(
+    "select",
+    { name: "option", disabled: state.placing },
+    element("option", { value: "" }, "Choose an option…"),
+    ...(product?.variants ?? []).map((variant) =>
+      element("option", { value: variant.id }, `${variant.name} · ${money(variant.price)}`)
+    ),
+  );
+  select.addEventListener("change", () => chooseOption(line, select.value));
+  return select;
+}
+
+/** Freezes the cart (and its catalogue buttons) while an order is being placed, or thaws it. */
+function setPlacing(placing) {
+  state.placing = placing;
+  const controls = document.querySelectorAll(
+    "#catalogue button, #catalogue input, #catalogue select, #cart button, #cart select",
+  );
+  for (const control of controls) control.disabled = placing;
+  $("#place-order").disabled = placing;
 }
 
 function orderBody() {
@@ -160,20 +248,40 @@ function orderBody() {
 
 async function placeOrder(event) {
   event?.preventDefault();
-  if (state.cart.length === 0) return show("problem", "Your cart is empty", ["Add a product first."]);
+  if (state.placing) return;
+  if (state.cart.length === 0) {
+    // the thank-you of the order just placed stays: a press on an empty cart has nothing new to say
+    if ($("#result").dataset.outcome === "placed") return;
+    return show("problem", "Your cart is empty", ["Add a product first."]);
+  }
   const body = orderBody();
   const text = JSON.stringify(body);
   // the same body again (a retry after a failure) keeps its key, so it can never make a second order
-  if (state.attempt?.body !== text) state.attempt = { body: text, key: crypto.randomUUID() };
-  $("#place-order").disabled = true;
+  if (state.attempt?.text !== text) state.attempt = { body, text, key: crypto.randomUUID() };
+  setPlacing(true);
+  try {
+    await sendAttempt(state.attempt);
+  } finally {
+    setPlacing(false);
+  }
+}
+
+/** How often the page asks again while the first request with its key is still running. */
+const IN_USE_TRIES = 6;
+
+/** Sends one attempt: its very body (the cart is frozen meanwhile) with its key, and shows the outcome. */
+async function sendAttempt(attempt) {
   $("#result").removeAttribute("data-outcome");
   $("#result").replaceChildren(element("p", { className: "muted" }, "Placing your order…"));
   for (const input of form.querySelectorAll("[aria-invalid]")) input.removeAttribute("aria-invalid");
-  try {
-    const result = await createOrder(supabase, body, { idempotencyKey: state.attempt.key });
-    showOutcome(result);
-  } finally {
-    $("#place-order").disabled = false;
+  for (let tries = 1;; tries++) {
+    const result = await createOrder(supabase, attempt.body, { idempotencyKey: attempt.key });
+    if (result.ok || result.code !== "IDEMPOTENCY_KEY_IN_USE" || tries === IN_USE_TRIES) {
+      return await showOutcome(result);
+    }
+    // the first press is still being placed: ask again shortly with the same key, which answers it
+    show("problem", "Your order is still being placed…", ["Checking again in a moment."], result.code);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
   }
 }
 
@@ -190,7 +298,7 @@ const FIELD_LABELS = {
   paymentProofUrl: "Payment proof link",
 };
 
-function showOutcome(result) {
+async function showOutcome(result) {
   const reference = result.requestId ? `Reference: ${result.requestId}` : null;
   const lineName = (index) => state.cart[index]?.name ?? "An item";
   if (result.ok) {
@@ -244,15 +352,27 @@ function showOutcome(result) {
         ),
         "Change your cart, then place the order again.",
       ], result.code);
-    case "VARIANT_REQUIRED":
-      return show("problem", "Choose an option", [
-        `${lineName(result.details.index)} comes in several options: remove it and add the one you want.`,
+    case "VARIANT_REQUIRED": {
+      // the product has options the page did not know of: read the catalogue again and ask for one
+      await reloadCatalogue();
+      const line = state.cart[result.details.index];
+      const product = state.products.find((p) => p.id === result.details.productId);
+      if (line && product?.variants.length) line.needsOption = true;
+      renderCart();
+      return show("problem", `Choose an option for ${product?.name ?? lineName(result.details.index)}`, [
+        "Pick one in your cart, then place the order again.",
       ], result.code);
+    }
     case "PRODUCT_NOT_FOUND":
-    case "VARIANT_NOT_FOUND":
+    case "VARIANT_NOT_FOUND": {
+      await reloadCatalogue();
+      const line = state.cart[result.details.index];
+      if (line) line.gone = true;
+      renderCart();
       return show("problem", "An item is no longer sold", [
-        `${lineName(result.details.index)} is no longer available. Remove it, then place the order again.`,
+        `${lineName(result.details.index)} is no longer available: remove it, then place the order again.`,
       ], result.code);
+    }
     case "STORE_NOT_FOUND":
       return show("failure", "This shop is not taking orders", ["Please come back later."], result.code);
     case "RATE_LIMITED": {
@@ -263,14 +383,10 @@ function showOutcome(result) {
       ], result.code);
     }
     case "IDEMPOTENCY_KEY_IN_USE":
-      // the first press is still being placed: ask again shortly with the same key, which answers it
-      setTimeout(() => placeOrder(), 1500);
-      return show(
-        "problem",
-        "Your order is still being placed…",
-        ["Checking again in a moment."],
-        result.code,
-      );
+      // still running after the page's tries: the same key later answers the order once it is placed
+      return show("problem", "Your order is still being placed…", [
+        "Please press Place order again in a moment: it cannot order twice.",
+      ], result.code);
     case "IDEMPOTENCY_KEY_REUSED":
       state.attempt = null;
       return show("problem", "Your order changed while it was being placed", [
@@ -319,4 +435,7 @@ form.elements.payment.addEventListener("change", () => {
   $("#proof-field").hidden = form.elements.payment.value !== "upi_direct";
 });
 form.addEventListener("submit", placeOrder);
-loadCatalogue().catch((error) => show("failure", "The catalogue could not be loaded", [error.message]));
+loadCatalogue().catch((error) => {
+  console.error(error); // the developer's; the buyer is not shown a database's or a network's own words
+  show("failure", "The catalogue could not be loaded", ["Please reload the page in a moment."]);
+});

@@ -77,5 +77,16 @@ export async function responseMismatch(
   if (!response.headers.get("x-request-id")) {
     return `${method} ${path} ${response.status} has no x-request-id`;
   }
-  return openApiMismatch(path, method, response.status, body);
+  return openApiMismatch(path, method, response.status, body) ??
+    _challengeMismatch(path, method, response.status, response.headers.has("www-authenticate"));
+}
+
+/** Why the answer's WWW-Authenticate (sent or not) is not what openapi.json lists for it; null when it is. */
+function _challengeMismatch(path: string, method: string, status: number, sent: boolean): string | null {
+  const listed = Boolean(
+    document.paths[path]?.[method.toLowerCase()]?.responses[String(status)]?.headers?.["WWW-Authenticate"],
+  );
+  if (listed === sent) return null;
+  return `${method} ${path} ${status} ${sent ? "sends" : "has no"} WWW-Authenticate, ` +
+    `which openapi.json ${listed ? "lists" : "does not list"}`;
 }
