@@ -506,6 +506,7 @@ export type Database = {
           is_active: boolean
           name: string
           owner_email: string
+          time_zone: string
           updated_at: string
         }
         Insert: {
@@ -515,6 +516,7 @@ export type Database = {
           is_active?: boolean
           name: string
           owner_email: string
+          time_zone?: string
           updated_at?: string
         }
         Update: {
@@ -524,6 +526,7 @@ export type Database = {
           is_active?: boolean
           name?: string
           owner_email?: string
+          time_zone?: string
           updated_at?: string
         }
         Relationships: []
@@ -589,6 +592,7 @@ export type Database = {
         Args: { p_max: number; p_text: string }
         Returns: boolean
       }
+      is_time_zone: { Args: { p_name: string }; Returns: boolean }
       move_order_status: {
         Args: {
           p_actor: string
@@ -637,6 +641,7 @@ export type Database = {
         }
         Returns: Json
       }
+      uuid_v7: { Args: never; Returns: string }
     }
     Enums: {
       order_status:
