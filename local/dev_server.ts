@@ -44,7 +44,11 @@ console.log(`create-order local stack
   moves:     ${stack.url}/functions/v1/update-order-status (service key)
   webhook:   ${stack.url}/functions/v1/payment-webhook (signed with ${webhookSecret})
   drain:     ${stack.url}/functions/v1/outbox-drain (service key; npx -y deno@2.9.6 task outbox runs the same drain)
-  tracking:  ${stack.url}/functions/v1/track-order?order=<orderId>&token=<token> (the page: ${stack.url}/track)
+  tracking:  ${stack.url}/functions/v1/track-order?order=<orderId>&token=<token>
+  storefront: ${stack.url}/storefront/ (the example checkout, on this stack's keys and the seed's store)
+  order page: ${stack.url}/track?order=<orderId>&token=<token> (${
+  env.ORDER_TRACKING_URL ? "buyers' e-mails link to ORDER_TRACKING_URL instead" : "buyers' e-mails link here"
+})
   rest:      ${stack.url}/rest/v1/rpc/<function> and GET ${stack.url}/rest/v1/<table>?select=…&<column>=eq.<value>
   auth:      ${stack.url}/auth/v1/.well-known/jwks.json (npx -y deno@2.9.6 task token <e-mail> signs in a local user)
   anon key:          ${stack.anonKey}

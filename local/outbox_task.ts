@@ -57,13 +57,20 @@ async function _answers(url: string): Promise<boolean> {
   }
 }
 
-/** The sentence for a drain whose URL has no server behind it: which URL, where it came from, the fix. */
-function _nothingAnswers(url: string, fromEnv: boolean): string {
-  return fromEnv
-    ? `nothing answers at ${url} (SUPABASE_URL): correct SUPABASE_URL, or start the stack it names`
-    : `nothing answers at ${url}, the local stack's address (SUPABASE_URL is not set): start the stack ` +
-      "in another terminal (npx -y deno@2.9.6 task dev), or set SUPABASE_URL and its service or secret key " +
-      "to drain a project";
+/**
+ * The sentence for a drain whose URL has no server behind it: which URL, where it came from, the fix. The
+ * local stack's address comes from PORT, so that is what it tells the reader to set.
+ */
+export function describeNothingAnswers(url: string, taskEnv: Record<string, string | undefined>): string {
+  if (taskEnv.SUPABASE_URL) {
+    return `nothing answers at ${url} (SUPABASE_URL): correct SUPABASE_URL, or start the stack it names`;
+  }
+  return taskEnv.PORT
+    ? `nothing answers at ${url}, the local stack's address on PORT ${taskEnv.PORT}: start the stack there in ` +
+      `another terminal (PORT=${taskEnv.PORT} npx -y deno@2.9.6 task dev), or set PORT to the port it serves on`
+    : `nothing answers at ${url}, the local stack's address (PORT is not set, so 54321): start the stack in ` +
+      "another terminal (npx -y deno@2.9.6 task dev), or set PORT to the port it serves on " +
+      "(PORT=<port> npx -y deno@2.9.6 task outbox)";
 }
 
 /** Runs one drain with the configuration of `env` and the flags in `args`; prints and returns its report. */
@@ -89,7 +96,7 @@ export async function runOutboxTask(
   const client = createDatabaseClient(config.supabaseUrl, config.serviceKey);
   // ask first: with nothing at the URL every step fails, and each would log its own failure
   if (!(await _answers(config.supabaseUrl))) {
-    throw new Error(_nothingAnswers(config.supabaseUrl, Boolean(taskEnv.SUPABASE_URL)));
+    throw new Error(describeNothingAnswers(config.supabaseUrl, taskEnv));
   }
   const report = await runOutboxDrain({
     mailer,

@@ -55,6 +55,7 @@ export interface LocalStackOptions {
   /**
    * Plays a project that has disabled its legacy keys: the RPC route refuses the anon and service-role
    * keys (401 "Legacy API keys are disabled"), while the function's environment still carries them.
+   * Default: whether `env` sets LEGACY_API_KEYS=disabled (the secret the functions read for it).
    */
   legacyKeysDisabled?: boolean;
   /** The key local user tokens are signed with and the key set serves; default: a new one for this stack. */
@@ -95,7 +96,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const keys = {
     anon: [anonKey, ..._keyValues(env.SUPABASE_PUBLISHABLE_KEYS)],
     serviceRole: [serviceKey, ..._keyValues(env.SUPABASE_SECRET_KEYS)],
-    disabled: options.legacyKeysDisabled ? [anonKey, serviceKey] : [],
+    disabled: (options.legacyKeysDisabled ?? env.LEGACY_API_KEYS === "disabled") ? [anonKey, serviceKey] : [],
   };
   const rpc = createRpcRoute(options.db, keys, {
     signingKey,

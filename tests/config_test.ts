@@ -49,6 +49,36 @@ Deno.test("parseConfig() calls the database with SUPABASE_SERVICE_ROLE_KEY when 
   assert.equal(parseConfig({ ...BASE, SUPABASE_SECRET_KEYS: '{"ci":"sb_secret_b"}' }).serviceKey, "service");
 });
 
+Deno.test("parseConfig() with LEGACY_API_KEYS=disabled accepts no legacy key and calls the database with the default secret key", () => {
+  const config = parseConfig({
+    ...BASE,
+    LEGACY_API_KEYS: "disabled",
+    SUPABASE_PUBLISHABLE_KEYS: '{"default":"sb_publishable_a"}',
+    SUPABASE_SECRET_KEYS: '{"default":"sb_secret_c","ci":"sb_secret_d"}',
+  });
+  assert.deepEqual(config.apiKeys, { public: ["sb_publishable_a"], service: ["sb_secret_c", "sb_secret_d"] });
+  assert.equal(config.serviceKey, "sb_secret_c");
+  // "enabled", like unset, keeps both legacy keys
+  assert.deepEqual(
+    parseConfig({ ...BASE, LEGACY_API_KEYS: "enabled" }).apiKeys,
+    { public: ["anon"], service: ["service"] },
+  );
+});
+
+Deno.test("parseConfig() with LEGACY_API_KEYS=disabled and no default secret key names SUPABASE_SECRET_KEYS, never falling back to the legacy key", () => {
+  assert.match(
+    failure({ ...BASE, LEGACY_API_KEYS: "disabled", SUPABASE_SECRET_KEYS: '{"ci":"sb_secret_d"}' }),
+    /^SUPABASE_SECRET_KEYS has no default entry: with LEGACY_API_KEYS=disabled /,
+  );
+  assert.match(failure({ ...BASE, LEGACY_API_KEYS: "disabled" }), /^SUPABASE_SECRET_KEYS /);
+});
+
+Deno.test("parseConfig() refuses a LEGACY_API_KEYS other than disabled or enabled, so a typo never leaves a leaked key working", () => {
+  for (const value of ["Disabled", "off", "true", "disable"]) {
+    assert.match(failure({ ...BASE, LEGACY_API_KEYS: value }), /^LEGACY_API_KEYS must be "disabled"/, value);
+  }
+});
+
 Deno.test("parseConfig() names the variable that is missing or malformed", () => {
   assert.match(failure({ SUPABASE_SERVICE_ROLE_KEY: "s" }), /^SUPABASE_URL /);
   assert.match(

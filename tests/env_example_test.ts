@@ -6,9 +6,16 @@ import assert from "node:assert/strict";
 
 const ROOT = new URL("../", import.meta.url);
 
-/** The environment variables `_shared/config.ts` reads: `env.NAME` and helpers called with `env, "NAME"`. */
+/**
+ * The environment variables `_shared/config.ts` and the key reader it calls (`_shared/project_keys.ts`)
+ * read: `env.NAME` and helpers called with `env, "NAME"`.
+ */
 async function variablesReadByConfig(): Promise<string[]> {
-  const source = await Deno.readTextFile(new URL("supabase/functions/_shared/config.ts", ROOT));
+  const source = (await Promise.all(
+    ["config.ts", "project_keys.ts"].map((file) =>
+      Deno.readTextFile(new URL(`supabase/functions/_shared/${file}`, ROOT))
+    ),
+  )).join("\n");
   const names = [
     ...source.matchAll(/\benv\.([A-Z][A-Z0-9_]+)/g),
     ...source.matchAll(/\benv,\s*"([A-Z][A-Z0-9_]+)"/g),
@@ -16,13 +23,14 @@ async function variablesReadByConfig(): Promise<string[]> {
   return [...new Set(names)].sort();
 }
 
-Deno.test("supabase/functions/.env.example names every variable _shared/config.ts reads", async () => {
+Deno.test("supabase/functions/.env.example names every variable _shared/config.ts and project_keys.ts read", async () => {
   const example = await Deno.readTextFile(new URL("supabase/functions/.env.example", ROOT));
   const named = new Set([...example.matchAll(/^#? ?([A-Z][A-Z0-9_]+)=/gm)].map((match) => match[1]));
   const read = await variablesReadByConfig();
   assert.ok(read.length >= 15, `found ${read.length} variables in config.ts`);
   assert.deepEqual(read.filter((name) => !named.has(name)), [], "missing from .env.example");
   assert.ok(read.includes("SUPABASE_SECRET_KEYS") && read.includes("DATABASE_TIMEOUT_MS"));
+  assert.ok(read.includes("LEGACY_API_KEYS"));
 });
 
 async function gitIgnores(path: string): Promise<boolean> {

@@ -24,6 +24,8 @@ const PLAIN_ENV = {
   SUPABASE_SERVICE_ROLE_KEY: "",
   SUPABASE_SECRET_KEYS: "",
   RESEND_API_KEY: "",
+  ORDER_TRACKING_URL: "",
+  LEGACY_API_KEYS: "",
   RATE_LIMIT_PER_EMAIL: "",
   RATE_LIMIT_PER_EMAIL_WINDOW_SECONDS: "",
   RATE_LIMIT_PER_IP: "",
@@ -47,12 +49,28 @@ Deno.test({
       await waitForLine(dev.stdout, /^Try it:$/, printed);
 
       await t.step(
-        "deno task dev prints its rate limits, and its curl runs twelve times in a row",
+        "deno task dev prints its rate limits, the storefront's and the order page's addresses on PORT, and its curl runs twelve times in a row",
         async () => {
           assert.ok(
             printed.includes(`  limits:    ${describeRateLimits(withDevRateLimits({}))}`),
             printed.join("\n"),
           );
+          const base = `http://127.0.0.1:${port}`;
+          assert.ok(
+            printed.some((line) => line.startsWith(`  storefront: ${base}/storefront/ `)),
+            printed.join("\n"),
+          );
+          assert.ok(
+            printed.includes(
+              `  order page: ${base}/track?order=<orderId>&token=<token> (buyers' e-mails link here)`,
+            ),
+            printed.join("\n"),
+          );
+          for (const page of ["/storefront/", "/track"]) {
+            const response = await fetch(`${base}${page}`);
+            await response.body?.cancel();
+            assert.equal(response.status, 200, page);
+          }
           for (let run = 1; run <= 12; run++) {
             const response = await fetch(`http://127.0.0.1:${port}/functions/v1/create-order`, {
               method: "POST",

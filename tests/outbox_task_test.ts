@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { createFileMailer, emlText } from "../local/file_mailer.ts";
-import { describeDrainReport, outboxTaskEnv, parseOutboxFlags, runOutboxTask } from "../local/outbox_task.ts";
+import {
+  describeDrainReport,
+  describeNothingAnswers,
+  outboxTaskEnv,
+  parseOutboxFlags,
+  runOutboxTask,
+} from "../local/outbox_task.ts";
 import { DEMO_KEYS } from "../local/stack.ts";
 import { renderOrderEmail } from "../supabase/functions/_shared/email/email_templates.ts";
 import { sharedPglite } from "./support/databases.ts";
@@ -171,7 +177,7 @@ Deno.test("runOutboxTask() refuses to drain a project elsewhere without RESEND_A
   );
 });
 
-Deno.test("deno task outbox with no stack running names the URL it tried and how to start the stack, exit 2", async () => {
+Deno.test("deno task outbox with no stack running on PORT names the URL it tried and how to start the stack there, exit 2", async () => {
   const port = _closedPort();
   const run = await runTask("outbox", {
     cwd: Deno.cwd(),
@@ -179,11 +185,22 @@ Deno.test("deno task outbox with no stack running names the URL it tried and how
   });
   assert.deepEqual([run.code, run.stderr.trim(), run.stdout], [
     2,
-    `outbox: nothing answers at http://127.0.0.1:${port}, the local stack's address (SUPABASE_URL is not ` +
-    "set): start the stack in another terminal (npx -y deno@2.9.6 task dev), or set SUPABASE_URL and its " +
-    "service or secret key to drain a project",
+    `outbox: nothing answers at http://127.0.0.1:${port}, the local stack's address on PORT ${port}: start ` +
+    `the stack there in another terminal (PORT=${port} npx -y deno@2.9.6 task dev), or set PORT to the port ` +
+    "it serves on",
     "",
   ]);
+});
+
+Deno.test("describeNothingAnswers() without PORT tells the reader to set PORT, not SUPABASE_URL", () => {
+  const sentence = describeNothingAnswers("http://127.0.0.1:54321", { PORT: "", SUPABASE_URL: "" });
+  assert.equal(
+    sentence,
+    "nothing answers at http://127.0.0.1:54321, the local stack's address (PORT is not set, so 54321): start " +
+      "the stack in another terminal (npx -y deno@2.9.6 task dev), or set PORT to the port it serves on " +
+      "(PORT=<port> npx -y deno@2.9.6 task outbox)",
+  );
+  assert.doesNotMatch(sentence, /SUPABASE_URL/);
 });
 
 Deno.test("runOutboxTask() with a SUPABASE_URL where nothing answers names it", async () => {

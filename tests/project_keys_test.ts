@@ -1,7 +1,8 @@
 /**
  * The project's keys as Supabase hands them out today (contract, "Authentication"): a signed-in buyer's
  * supabase-js headers with a publishable key, and a project that has disabled its legacy keys, where the
- * function must call the database with its secret key although SUPABASE_SERVICE_ROLE_KEY is still set.
+ * function must call the database with its secret key although SUPABASE_SERVICE_ROLE_KEY is still set, and,
+ * once its owner sets LEGACY_API_KEYS=disabled, refuse both legacy keys from every caller.
  */
 import assert from "node:assert/strict";
 import { createTestStore } from "./support/catalogue.ts";
@@ -87,6 +88,89 @@ for (const { name, db } of await testDatabases()) {
         [store.storeId],
       );
       assert.deepEqual(sent.map((row) => row.status), ["sent", "sent"]);
+    } finally {
+      await stack.close();
+    }
+  });
+}
+
+/** The functions that take keys, each with a body its key check comes before, and the key class it admits. */
+const KEYED_FUNCTIONS = [
+  { name: "create-order", admits: "publishable" },
+  { name: "update-order-status", admits: "secret" },
+  { name: "outbox-drain", admits: "secret" },
+] as const;
+
+const LEGACY = { SUPABASE_ANON_KEY: "legacy.anon.jwt", SUPABASE_SERVICE_ROLE_KEY: "legacy.service-role.jwt" };
+
+for (const { name, db } of await testDatabases()) {
+  const test = (title: string, fn: () => Promise<void>) =>
+    Deno.test({ name: `[${name}] ${title}`, sanitizeOps: false, sanitizeResources: false, fn });
+
+  test("LEGACY_API_KEYS=disabled: create-order, update-order-status and outbox-drain answer 401 to both legacy keys, in Authorization and in apikey", async () => {
+    const store = await createTestStore(db);
+    const stack = await startTestStack({
+      db,
+      env: { ...NEWER_KEYS, ...LEGACY, LEGACY_API_KEYS: "disabled" },
+    });
+    try {
+      for (const fn of KEYED_FUNCTIONS) {
+        for (const key of Object.values(LEGACY)) {
+          for (
+            const headers of [{ Authorization: `Bearer ${key}` }, { apikey: key }] as Record<string, string>[]
+          ) {
+            const res = await fetch(`${stack.url}/functions/v1/${fn.name}`, {
+              method: "POST",
+              headers: { ...headers, "Content-Type": "application/json", Origin: "https://shop.example" },
+              body: JSON.stringify(orderBody(store)),
+            });
+            const where = `${fn.name} with ${Object.keys(headers)[0]}: ${key}`;
+            assert.equal(res.status, 401, where);
+            assert.equal(res.headers.get("www-authenticate"), "Bearer", where);
+            assert.equal(res.headers.get("access-control-allow-origin"), "*", where);
+            assert.equal((await res.json()).error.code, "UNAUTHORIZED", where);
+          }
+        }
+      }
+      assert.equal((await countStoreRows(db, store.storeId)).orders, 0);
+      assert.equal(stack.rpcCalls.size, 0);
+    } finally {
+      await stack.close();
+    }
+  });
+
+  test("LEGACY_API_KEYS=disabled: the publishable key still places an order, the secret key still moves it and drains the outbox", async () => {
+    const store = await createTestStore(db);
+    const stack = await startTestStack({
+      db,
+      env: { ...NEWER_KEYS, ...LEGACY, LEGACY_API_KEYS: "disabled" },
+    });
+    try {
+      const placed = await fetch(`${stack.url}/functions/v1/create-order`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${PUBLISHABLE}`, "Content-Type": "application/json" },
+        body: JSON.stringify(orderBody(store)),
+      });
+      assert.equal(placed.status, 200);
+      const { orderId } = await placed.json();
+
+      const moved = await fetch(`${stack.url}/functions/v1/update-order-status`, {
+        method: "POST",
+        headers: { apikey: SECRET, "Content-Type": "application/json" },
+        body: JSON.stringify({ orderId, status: "cancelled", note: "changed my mind" }),
+      });
+      assert.equal(moved.status, 200);
+      assert.equal((await moved.json()).status, "cancelled");
+
+      const drained = await fetch(`${stack.url}/functions/v1/outbox-drain`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${SECRET}`, "Content-Type": "application/json" },
+        body: "{}",
+      });
+      assert.equal(drained.status, 200);
+      await drained.body?.cancel();
+      // every database call went through the RPC route, which refuses the legacy keys: so with the secret one
+      assert.equal(stack.rpcCalls.get("create_order"), 1);
     } finally {
       await stack.close();
     }

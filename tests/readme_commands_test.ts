@@ -64,8 +64,20 @@ Deno.test("README's first curl creates the order deno task dev prints, against t
     block.lines.some((line) => line.includes("/functions/v1/create-order"))
   )!;
   const text = curl.lines.join("\n");
-  assert.match(text, /^curl -i http:\/\/127\.0\.0\.1:54321\/functions\/v1\/create-order \\$/m);
+  assert.match(text, /^curl -i http:\/\/127\.0\.0\.1:\$\{PORT:-54321\}\/functions\/v1\/create-order \\$/m);
   assert.match(text, /-H 'Authorization: Bearer local-anon-key-for-development-only'/);
   const body = /-d '([^']*)'/.exec(text)![1];
   assert.deepEqual(JSON.parse(body), SEED_EXAMPLE_ORDER);
+});
+
+Deno.test("README's commands honour PORT: the local stack's port is ${PORT:-54321}, or a line of code says PORT changes it", () => {
+  const pinned = codePieces().filter(({ code }) =>
+    /:54321\b/.test(code.replaceAll("${PORT:-54321}", "")) && !/\bPORT\b/.test(code)
+  );
+  // a TypeScript line may keep the number when the comment above it names PORT
+  const commented = blocks.flatMap((block) =>
+    block.lines.filter((line, i) => /:54321\b/.test(line) && /\bPORT\b/.test(block.lines[i - 1] ?? ""))
+  );
+  assert.deepEqual(pinned.filter(({ code }) => !commented.includes(code)), []);
+  assert.ok(README.split("${PORT:-54321}").length > 10, "the README writes ${PORT:-54321}");
 });

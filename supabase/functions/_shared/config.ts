@@ -2,8 +2,8 @@
  * Configuration, read and validated once at start. `parseConfig` is pure (it receives the environment),
  * and fails with a sentence that names the variable.
  */
-import { z } from "./zod.ts";
 import type { ApiKeys } from "./http/auth.ts";
+import { ConfigError, parseProjectKeys } from "./project_keys.ts";
 import { ANSWER_GRACE_MS } from "./orders/database_call.ts";
 import type { UnpaidOrderWindows } from "./orders/unpaid_orders.ts";
 
@@ -14,9 +14,11 @@ export interface Config {
   supabaseUrl: string;
   /**
    * The key the function calls the database with: SUPABASE_SECRET_KEYS.default, else SUPABASE_SERVICE_ROLE_KEY
-   * (a project that disabled its legacy keys still carries the refused JWT in SUPABASE_SERVICE_ROLE_KEY).
+   * (a project that disabled its legacy keys still carries the refused JWT in SUPABASE_SERVICE_ROLE_KEY);
+   * never the legacy key under LEGACY_API_KEYS=disabled (`project_keys.ts`).
    */
   serviceKey: string;
+  /** The keys a caller may present: without the legacy ones under LEGACY_API_KEYS=disabled. */
   apiKeys: ApiKeys;
   allowedOrigins: string[];
   /** With {orderId}, {orderNumber} and {token} placeholders. */
@@ -58,30 +60,7 @@ export interface RateLimits {
   perEmail: { limit: number; windowSeconds: number };
 }
 
-/** A configuration problem, named for the variable. */
-export class ConfigError extends Error {
-  override name = "ConfigError";
-}
-
-const KeyMap = z.record(z.string(), z.string().min(1));
-
-function _keyMap(env: Record<string, string | undefined>, name: string): Record<string, string> {
-  const raw = env[name];
-  if (!raw) return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    throw new ConfigError(
-      `${name} must be a JSON object of key names to keys, e.g. {"default":"sb_secret_..."}`,
-    );
-  }
-  const result = KeyMap.safeParse(parsed);
-  if (!result.success) {
-    throw new ConfigError(`${name} must be a JSON object whose values are non-empty strings`);
-  }
-  return result.data;
-}
+export { ConfigError };
 
 function _positiveInt(env: Record<string, string | undefined>, name: string, fallback: number): number {
   const raw = env[name];
@@ -115,10 +94,6 @@ function _url(name: string, value: string): string {
   } catch {
     throw new ConfigError(`${name} must be an absolute URL: got ${JSON.stringify(value)}`);
   }
-}
-
-function _present(key: string | undefined): key is string {
-  return Boolean(key);
 }
 
 function _paymentWebhookTimeout(env: Record<string, string | undefined>): number {
@@ -170,15 +145,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   if (!env.SUPABASE_URL) {
     throw new ConfigError("SUPABASE_URL is not set: the function needs its project's URL");
   }
-  const publishable = Object.values(_keyMap(env, "SUPABASE_PUBLISHABLE_KEYS"));
-  const secretMap = _keyMap(env, "SUPABASE_SECRET_KEYS");
-  const secret = Object.values(secretMap);
-  const serviceKey = secretMap.default || env.SUPABASE_SERVICE_ROLE_KEY;
-  if (!serviceKey) {
-    throw new ConfigError(
-      "SUPABASE_SECRET_KEYS has no default entry and SUPABASE_SERVICE_ROLE_KEY is not set: the function needs a key for the database",
-    );
-  }
+  const { serviceKey, apiKeys } = parseProjectKeys(env);
 
   const emailFrom = env.ORDER_EMAIL_FROM || (production ? "" : "Orders <orders@example.com>");
   if (!emailFrom) throw new ConfigError("ORDER_EMAIL_FROM is not set: order e-mails need a sender address");
@@ -195,10 +162,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     production,
     supabaseUrl: _url("SUPABASE_URL", env.SUPABASE_URL),
     serviceKey,
-    apiKeys: {
-      public: [env.SUPABASE_ANON_KEY, ...publishable].filter(_present),
-      service: [env.SUPABASE_SERVICE_ROLE_KEY, ...secret].filter(_present),
-    },
+    apiKeys,
     allowedOrigins: (env.ALLOWED_ORIGINS || "*").split(",").map((origin) => origin.trim()).filter(Boolean),
     trackingUrlTemplate,
     trackingSecret,

@@ -424,6 +424,7 @@ export type Database = {
           name: string
           price: number | null
           product_id: string
+          sku: string | null
           stock_quantity: number | null
           updated_at: string
         }
@@ -434,6 +435,7 @@ export type Database = {
           name: string
           price?: number | null
           product_id: string
+          sku?: string | null
           stock_quantity?: number | null
           updated_at?: string
         }
@@ -444,6 +446,7 @@ export type Database = {
           name?: string
           price?: number | null
           product_id?: string
+          sku?: string | null
           stock_quantity?: number | null
           updated_at?: string
         }
@@ -464,6 +467,7 @@ export type Database = {
           is_active: boolean
           name: string
           price: number
+          sku: string | null
           stock_quantity: number | null
           store_id: string
           updated_at: string
@@ -474,6 +478,7 @@ export type Database = {
           is_active?: boolean
           name: string
           price: number
+          sku?: string | null
           stock_quantity?: number | null
           store_id: string
           updated_at?: string
@@ -484,6 +489,7 @@ export type Database = {
           is_active?: boolean
           name?: string
           price?: number
+          sku?: string | null
           stock_quantity?: number | null
           store_id?: string
           updated_at?: string
