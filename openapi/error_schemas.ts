@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { ERROR_STATUS, type ErrorCode } from "../supabase/functions/_shared/errors.ts";
+import { ERROR_EXAMPLES, errorExampleBody } from "./error_examples.ts";
 import { Amount, OrderNumber, OrderStatus, Uuid } from "./response_schemas.ts";
 
 const _Index = z.int().min(0).meta({ description: "the item's position in `items`, from 0" });
@@ -67,7 +68,9 @@ export function errorBodySchema(code: ErrorCode): z.ZodType {
       details: entry.optional ? entry.schema.optional() : entry.schema,
     })
     : z.strictObject({ code: z.literal(code), message: z.string() });
+  const example = ERROR_EXAMPLES[code];
   return z.strictObject({ success: z.literal(false), error }).meta({
     description: `HTTP ${ERROR_STATUS[code]}: ${code}`,
+    ...(example ? { examples: [errorExampleBody(code, example)] } : {}),
   });
 }

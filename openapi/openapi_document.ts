@@ -1,7 +1,8 @@
 /**
- * The OpenAPI 3.1 description of the five functions, built from the zod schemas: the request schemas the
+ * The OpenAPI 3.1 description of the functions, built from the zod schemas: the request schemas the
  * functions parse with, the answers of `response_schemas.ts` and the error bodies of `error_schemas.ts`,
- * turned into JSON Schema 2020-12 (OpenAPI 3.1's dialect) by `z.toJSONSchema`. Pure: `deno task openapi`
+ * turned into JSON Schema 2020-12 (OpenAPI 3.1's dialect) by `z.toJSONSchema`; with the examples of
+ * `operation_examples.ts` and `error_examples.ts` and the links of `links.ts`. Pure: `deno task openapi`
  * writes it to openapi.json, and a test fails when that file differs from what this builds.
  */
 import { z } from "zod";
@@ -20,6 +21,8 @@ import {
   WebhookIgnoredResponse,
 } from "./response_schemas.ts";
 import { type FunctionDescription, FUNCTIONS } from "./function_descriptions.ts";
+import { errorResponses, header, HEADERS, links } from "./operation_responses.ts";
+import { OPERATION_EXAMPLES } from "./operation_examples.ts";
 
 type Json = Record<string, unknown>;
 
@@ -70,52 +73,8 @@ function _tidy(value: unknown): unknown {
   return Object.fromEntries(entries.map(([key, inner]) => [key, _tidy(inner)]));
 }
 
-const HEADERS: Record<string, Json> = {
-  RequestId: {
-    description: "The request's id, also in the function's log line: quote it when reporting a problem.",
-    schema: { type: "string" },
-  },
-  RetryAfter: {
-    description: "Seconds to wait before the next order from this client or e-mail address.",
-    schema: { type: "integer", minimum: 1 },
-  },
-  IdempotentReplayed: {
-    description: "`true` when this is the first answer to the same Idempotency-Key and body, given again.",
-    schema: { type: "string", enum: ["true"] },
-  },
-  WwwAuthenticate: { schema: { type: "string", enum: ["Bearer"] } },
-};
-
-const _header = (name: string) => ({ $ref: `#/components/headers/${name}` });
-
-function _errorResponses(fn: FunctionDescription): Record<string, Json> {
-  const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of fn.errors) {
-    const status = ERROR_STATUS[code];
-    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
-  }
-  return Object.fromEntries(
-    [...byStatus].sort(([a], [b]) => a - b).map(([status, codes]) => {
-      const schema = codes.length === 1
-        ? _ref(errorSchemaName(codes[0]))
-        : { oneOf: codes.map((code) => _ref(errorSchemaName(code))) };
-      const headers: Json = { "x-request-id": _header("RequestId") };
-      if (codes.includes("RATE_LIMITED")) headers["Retry-After"] = _header("RetryAfter");
-      // the frame's key check sends the challenge; a function that checks a signature instead does not
-      if (codes.includes("UNAUTHORIZED") && fn.access !== "none") {
-        headers["WWW-Authenticate"] = _header("WwwAuthenticate");
-      }
-      return [String(status), {
-        description: codes.map((code) => fn.errorWhen[code] ? `${code}: ${fn.errorWhen[code]}` : code)
-          .join("; "),
-        headers,
-        content: { "application/json": { schema } },
-      }];
-    }),
-  );
-}
-
-function _operation(fn: FunctionDescription): Json {
+function _operation(fn: FunctionDescription, functions: FunctionDescription[]): Json {
+  const examples = OPERATION_EXAMPLES[fn.operationId];
   const security = fn.access === "none" ? [] : [{ bearerKey: [] }, { apikey: [] }];
   const operation: Json = {
     operationId: fn.operationId,
@@ -123,15 +82,20 @@ function _operation(fn: FunctionDescription): Json {
     description: fn.description,
     security,
   };
-  if (fn.parameters.length > 0) operation.parameters = fn.parameters;
+  if (fn.parameters.length > 0) {
+    operation.parameters = fn.parameters.map((parameter) => {
+      const example = examples?.parameters?.[parameter.name as string];
+      return example === undefined ? parameter : { ...parameter, example };
+    });
+  }
   if (fn.request) {
     operation.requestBody = {
       required: fn.request.required,
-      content: { "application/json": { schema: _ref(fn.request.schema) } },
+      content: { "application/json": { schema: _ref(fn.request.schema), examples: examples?.request } },
     };
   }
-  const successHeaders: Json = { "x-request-id": _header("RequestId") };
-  if (fn.replayable) successHeaders["Idempotent-Replayed"] = _header("IdempotentReplayed");
+  const successHeaders: Json = { "x-request-id": header("RequestId") };
+  if (fn.replayable) successHeaders["Idempotent-Replayed"] = header("IdempotentReplayed");
   operation.responses = {
     "200": {
       description: fn.successDescription,
@@ -139,10 +103,12 @@ function _operation(fn: FunctionDescription): Json {
       content: {
         "application/json": {
           schema: fn.success.length === 1 ? _ref(fn.success[0]) : { oneOf: fn.success.map(_ref) },
+          examples: examples?.success,
         },
       },
+      links: links(fn, functions),
     },
-    ..._errorResponses(fn),
+    ...errorResponses(fn),
   };
   return operation;
 }
@@ -154,13 +120,13 @@ const _preflight = (fn: FunctionDescription): Json => ({
   responses: {
     "204": {
       description: "The CORS headers: allowed origin, methods, request headers, and how long to cache them.",
-      headers: { "x-request-id": _header("RequestId") },
+      headers: { "x-request-id": header("RequestId") },
     },
   },
 });
 
-/** The whole OpenAPI 3.1 document. */
-export function buildOpenApiDocument(): Json {
+/** The whole OpenAPI 3.1 document of `functions` (default: every function of the table). */
+export function buildOpenApiDocument(functions: FunctionDescription[] = FUNCTIONS): Json {
   return {
     openapi: "3.1.0",
     info: {
@@ -184,7 +150,7 @@ export function buildOpenApiDocument(): Json {
       { url: "http://127.0.0.1:54321/functions/v1", description: "deno task dev" },
     ],
     paths: Object.fromEntries(
-      FUNCTIONS.map((fn) => [fn.path, { [fn.method]: _operation(fn), options: _preflight(fn) }]),
+      functions.map((fn) => [fn.path, { [fn.method]: _operation(fn, functions), options: _preflight(fn) }]),
     ),
     components: {
       schemas: _componentSchemas(),

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { normalisePhone } from "../supabase/functions/_shared/orders/phone_number.ts";
+import fc from "fast-check";
+import { normalisePhone, PHONE_NUMBER_PATTERN } from "../supabase/functions/_shared/orders/phone_number.ts";
 
 Deno.test("normalisePhone() removes spaces, hyphens, dots and parentheses and keeps E.164", async (t) => {
   const accepted: [string, string][] = [
@@ -35,4 +36,18 @@ Deno.test("normalisePhone() refuses a number without a country code, a country c
   ) {
     await t.step(JSON.stringify(phone), () => assert.equal(normalisePhone(phone), null));
   }
+});
+
+Deno.test("PHONE_NUMBER_PATTERN (openapi.json's) matches exactly the numbers normalisePhone() accepts", () => {
+  const typed = fc.array(fc.constantFrom("+", "0", "1", "9", "5", " ", "-", ".", "(", ")", "x", "\t"), {
+    maxLength: 24,
+  }).map((parts) => parts.join(""));
+  const digits = fc.tuple(fc.constantFrom("", " ", "("), fc.integer({ min: 5, max: 17 }))
+    .map(([lead, n]) => `${lead}+${"9".repeat(n)}`);
+  fc.assert(
+    fc.property(fc.oneof(typed, digits), (phone) => {
+      assert.equal(PHONE_NUMBER_PATTERN.test(phone), normalisePhone(phone) !== null, JSON.stringify(phone));
+    }),
+    { numRuns: 5000 },
+  );
 });

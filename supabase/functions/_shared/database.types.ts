@@ -27,6 +27,7 @@ export type Database = {
           status: string
           to_email: string
           updated_at: string
+          email_outbox_message: Json | null
         }
         Insert: {
           attempts?: number
@@ -296,7 +297,7 @@ export type Database = {
           order_year: number
           payment_method: string
           payment_proof_url: string | null
-          shipping_address: Json
+          shipping_address: NonNullable<Json>
           status: Database["public"]["Enums"]["order_status"]
           store_id: string
           total_amount: number
@@ -320,7 +321,7 @@ export type Database = {
           order_year: number
           payment_method: string
           payment_proof_url?: string | null
-          shipping_address: Json
+          shipping_address: NonNullable<Json>
           status?: Database["public"]["Enums"]["order_status"]
           store_id: string
           total_amount: number
@@ -344,7 +345,7 @@ export type Database = {
           order_year?: number
           payment_method?: string
           payment_proof_url?: string | null
-          shipping_address?: Json
+          shipping_address?: NonNullable<Json>
           status?: Database["public"]["Enums"]["order_status"]
           store_id?: string
           total_amount?: number
@@ -626,13 +627,19 @@ export type Database = {
       }
       order_tracking: { Args: { p_order_id: string }; Returns: Json }
       order_year_of: { Args: { p_ordered_at: string }; Returns: number }
-      outbox_drain_job_command: { Args: never; Returns: string }
+      outbox_drain_job_command: {
+        Args: Record<PropertyKey, never>
+        Returns: string
+      }
       purge_expired_order_guards: {
         Args: { p_idempotency_hours?: number; p_rate_limit_hours?: number }
         Returns: Json
       }
       record_email_results: { Args: { p_results: Json }; Returns: Json }
-      schedule_outbox_drain: { Args: never; Returns: string }
+      schedule_outbox_drain: {
+        Args: Record<PropertyKey, never>
+        Returns: string
+      }
       update_order_status: {
         Args: {
           p_carrier?: string
@@ -647,7 +654,7 @@ export type Database = {
         }
         Returns: Json
       }
-      uuid_v7: { Args: never; Returns: string }
+      uuid_v7: { Args: Record<PropertyKey, never>; Returns: string }
     }
     Enums: {
       order_status:
@@ -673,12 +680,12 @@ export type Tables<
   DefaultSchemaTableNameOrOptions extends
     | keyof (DefaultSchema["Tables"] & DefaultSchema["Views"])
     | { schema: keyof DatabaseWithoutInternals },
-  TableName extends DefaultSchemaTableNameOrOptions extends {
+  TableName extends (DefaultSchemaTableNameOrOptions extends {
     schema: keyof DatabaseWithoutInternals
   }
     ? keyof (DatabaseWithoutInternals[DefaultSchemaTableNameOrOptions["schema"]]["Tables"] &
         DatabaseWithoutInternals[DefaultSchemaTableNameOrOptions["schema"]]["Views"])
-    : never = never,
+    : never) = never,
 > = DefaultSchemaTableNameOrOptions extends {
   schema: keyof DatabaseWithoutInternals
 }
@@ -702,11 +709,11 @@ export type TablesInsert<
   DefaultSchemaTableNameOrOptions extends
     | keyof DefaultSchema["Tables"]
     | { schema: keyof DatabaseWithoutInternals },
-  TableName extends DefaultSchemaTableNameOrOptions extends {
+  TableName extends (DefaultSchemaTableNameOrOptions extends {
     schema: keyof DatabaseWithoutInternals
   }
     ? keyof DatabaseWithoutInternals[DefaultSchemaTableNameOrOptions["schema"]]["Tables"]
-    : never = never,
+    : never) = never,
 > = DefaultSchemaTableNameOrOptions extends {
   schema: keyof DatabaseWithoutInternals
 }
@@ -727,11 +734,11 @@ export type TablesUpdate<
   DefaultSchemaTableNameOrOptions extends
     | keyof DefaultSchema["Tables"]
     | { schema: keyof DatabaseWithoutInternals },
-  TableName extends DefaultSchemaTableNameOrOptions extends {
+  TableName extends (DefaultSchemaTableNameOrOptions extends {
     schema: keyof DatabaseWithoutInternals
   }
     ? keyof DatabaseWithoutInternals[DefaultSchemaTableNameOrOptions["schema"]]["Tables"]
-    : never = never,
+    : never) = never,
 > = DefaultSchemaTableNameOrOptions extends {
   schema: keyof DatabaseWithoutInternals
 }
@@ -752,11 +759,11 @@ export type Enums<
   DefaultSchemaEnumNameOrOptions extends
     | keyof DefaultSchema["Enums"]
     | { schema: keyof DatabaseWithoutInternals },
-  EnumName extends DefaultSchemaEnumNameOrOptions extends {
+  EnumName extends (DefaultSchemaEnumNameOrOptions extends {
     schema: keyof DatabaseWithoutInternals
   }
     ? keyof DatabaseWithoutInternals[DefaultSchemaEnumNameOrOptions["schema"]]["Enums"]
-    : never = never,
+    : never) = never,
 > = DefaultSchemaEnumNameOrOptions extends {
   schema: keyof DatabaseWithoutInternals
 }
@@ -769,11 +776,11 @@ export type CompositeTypes<
   PublicCompositeTypeNameOrOptions extends
     | keyof DefaultSchema["CompositeTypes"]
     | { schema: keyof DatabaseWithoutInternals },
-  CompositeTypeName extends PublicCompositeTypeNameOrOptions extends {
+  CompositeTypeName extends (PublicCompositeTypeNameOrOptions extends {
     schema: keyof DatabaseWithoutInternals
   }
     ? keyof DatabaseWithoutInternals[PublicCompositeTypeNameOrOptions["schema"]]["CompositeTypes"]
-    : never = never,
+    : never) = never,
 > = PublicCompositeTypeNameOrOptions extends {
   schema: keyof DatabaseWithoutInternals
 }
@@ -797,3 +804,4 @@ export const Constants = {
     },
   },
 } as const
+

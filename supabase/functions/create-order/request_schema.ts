@@ -5,16 +5,16 @@
  */
 import { z } from "../_shared/zod.ts";
 import { type FieldIssue, OrderError } from "../_shared/errors.ts";
-import { ISO_3166_ALPHA2 } from "../_shared/orders/iso_countries.ts";
-import { isEmailAddress, MAX_EMAIL_LENGTH } from "../_shared/orders/email_address.ts";
+import { EMAIL_ADDRESS_PATTERN, MAX_EMAIL_LENGTH } from "../_shared/orders/email_address.ts";
 import { isPrice, submittedPriceMinor } from "../_shared/orders/money.ts";
-import { normalisePhone } from "../_shared/orders/phone_number.ts";
+import { normalisePhone, PHONE_NUMBER_PATTERN } from "../_shared/orders/phone_number.ts";
 import {
   checkFreeText,
   checkHttpUrl,
   checkOptionalFreeText,
   type FreeTextResult,
 } from "../_shared/orders/text_rules.ts";
+import { COUNTRY_CODE_PATTERN, freeTextKeywords, httpUrlKeywords } from "../_shared/orders/wire_patterns.ts";
 
 /** A type-error message that says "is required" when the field is missing. */
 function _expected(field: string, what: string) {
@@ -34,7 +34,10 @@ function _ruled<T>(field: string, check: (raw: string) => FreeTextResult<T>) {
 
 /** A free-text field under the one text rule (text_rules.ts): stored trimmed and NFC-normalised. */
 const _text = (field: string, max: number) =>
-  _ruled(field, (raw) => checkFreeText(raw, max)).meta({ description: _textRule(1, max) });
+  _ruled(field, (raw) => checkFreeText(raw, max)).meta({
+    description: _textRule(1, max),
+    ...freeTextKeywords(max),
+  });
 
 /** The text rule in a sentence, for the API description. */
 function _textRule(min: number, max: number): string {
@@ -43,13 +46,16 @@ function _textRule(min: number, max: number): string {
 
 /** An optional free-text field: absent, null or only spaces is none; anything else follows the text rule. */
 const _optionalText = (field: string, max: number) =>
-  _ruled(field, (raw) => checkOptionalFreeText(raw, max)).nullish().transform((value) => value ?? null)
+  _ruled(field, (raw) => checkOptionalFreeText(raw, max)).meta(freeTextKeywords(max)).nullish()
+    .transform((value) => value ?? null)
     .meta({ description: `optional; absent, null or only spaces is none; else ${_textRule(1, max)}` });
 
 /** An absolute http(s) URL, as the parsed URL's serialisation: no raw CR, LF or space survives. */
 const _httpUrl = (field: string, max: number) =>
   _ruled(field, (raw) => checkHttpUrl(raw, max)).meta({
-    description: `an absolute http(s) URL without user name or password, at most ${max} characters`,
+    description: `an absolute http(s) URL without user name or password, at most ${max} characters as ` +
+      "serialised (a URL without a path gains its /)",
+    ...httpUrlKeywords(max),
   });
 
 const uuid = (field: string) => z.guid({ error: _expected(field, "a UUID") });
@@ -61,21 +67,15 @@ const ShippingAddressSchema = z.strictObject({
   state: _text("state", 200),
   postalCode: _text("postalCode", 20),
   // ASCII letters only before upper-casing: "ıN" and "ſe" would become IN and SE
-  country: z.string({ error: _expected("country", "a string") }).trim().refine(
-    (code) => /^[A-Za-z]{2}$/.test(code),
-    {
-      error: (issue) =>
-        `country must be an assigned ISO 3166-1 alpha-2 code: got ${JSON.stringify(issue.input)}`,
-      abort: true,
-    },
-  ).transform((code) => code.toUpperCase()).refine(
-    (code) => ISO_3166_ALPHA2.has(code),
-    {
-      error: (issue) =>
-        `country must be an assigned ISO 3166-1 alpha-2 code: got ${JSON.stringify(issue.input)}`,
-    },
-  ).meta({ description: "an assigned ISO 3166-1 alpha-2 code, any letter case (IN)", examples: ["IN"] }),
+  country: z.string({ error: _expected("country", "a string") }).trim().regex(COUNTRY_CODE_PATTERN, {
+    error: (issue) =>
+      `country must be an assigned ISO 3166-1 alpha-2 code: got ${JSON.stringify(issue.input)}`,
+  }).transform((code) => code.toUpperCase())
+    .meta({ description: "an assigned ISO 3166-1 alpha-2 code, any letter case (IN)", examples: ["IN"] }),
 }, { error: _expected("shippingAddress", "an object") });
+
+const _priceError = (issue: { input: unknown }) =>
+  `price must be a number >= 0 with at most 2 decimals: got ${JSON.stringify(issue.input)}`;
 
 const ItemSchema = z.strictObject({
   productId: uuid("productId"),
@@ -85,15 +85,37 @@ const ItemSchema = z.strictObject({
   })
     .min(1, { error: "quantity must be an integer from 1 to 10000" })
     .max(10_000, { error: "quantity must be an integer from 1 to 10000" }),
-  // no upper limit: a price no catalogue row can hold is the catalogue's PRICE_MISMATCH, after any 404
-  price: z.number({ error: _expected("price", "a number") }).refine(isPrice, {
-    error: (issue) =>
-      `price must be a number >= 0 with at most 2 decimals: got ${JSON.stringify(issue.input)}`,
-  }).meta({
-    description: "the unit price shown to the buyer, a decimal with at most 2 decimals (349.5 for " +
-      "₹349.50); it must equal the catalogue's current price (the variant's, else the product's)",
-  }),
+  // no upper limit: a price no catalogue row can hold is the catalogue's PRICE_MISMATCH, after any 404.
+  // "at most 2 decimals" is JSON Schema's multipleOf 0.01, said in meta: zod's multipleOf check computes
+  // on the number's text and refuses multiples above 1e21 (Number.MAX_VALUE), which isPrice takes
+  price: z.number({ error: _expected("price", "a number") }).min(0, { error: _priceError, abort: true })
+    .refine(isPrice, { error: _priceError }).meta({
+      description: "the unit price shown to the buyer, a decimal with at most 2 decimals (349.5 for " +
+        "₹349.50); it must equal the catalogue's current price (the variant's, else the product's)",
+      multipleOf: 0.01,
+    }),
 }, { error: "each item must be an object" });
+
+const _PHONE_RULE = "buyerPhone must be + and the country code (not 0), then 7 to 15 digits in all";
+
+/**
+ * What the refinement below checks, as JSON Schema: upi_direct needs a paymentProofUrl and takes no
+ * gatewayMethod; gateway may name one.
+ */
+const _PAYMENT_METHOD_RULE = {
+  oneOf: [
+    {
+      title: "upi_direct",
+      properties: {
+        paymentMethod: { const: "upi_direct" },
+        paymentProofUrl: { type: "string" },
+        gatewayMethod: { type: "null" },
+      },
+      required: ["paymentMethod", "paymentProofUrl"],
+    },
+    { title: "gateway", properties: { paymentMethod: { const: "gateway" } }, required: ["paymentMethod"] },
+  ],
+};
 
 /** The request body schema (zod); `parseCreateOrderRequest` is the way to use it. */
 export const CreateOrderRequestSchema = z.strictObject({
@@ -103,18 +125,20 @@ export const CreateOrderRequestSchema = z.strictObject({
       error: `buyerEmail must be at most ${MAX_EMAIL_LENGTH} characters`,
       abort: true,
     })
-    .refine(isEmailAddress, { error: "buyerEmail must be an e-mail address like name@example.com" })
-    .meta({ description: "a dot-atom local part, @, a domain of DNS labels (IDN as xn--)" }),
+    .regex(EMAIL_ADDRESS_PATTERN, { error: "buyerEmail must be an e-mail address like name@example.com" })
+    .meta({
+      description: "a dot-atom local part of at most 64 characters, @, a domain of DNS labels (IDN as " +
+        "xn--); surrounding spaces are trimmed",
+      examples: ["asha@example.com"],
+    }),
   buyerName: _text("buyerName", 200),
   buyerPhone: z.string({ error: _expected("buyerPhone", "a string") }).max(40, {
     error: "buyerPhone is too long",
-  }).transform((phone, ctx) => {
+    abort: true,
+  }).regex(PHONE_NUMBER_PATTERN, { error: _PHONE_RULE }).transform((phone, ctx) => {
     const normalised = normalisePhone(phone);
     if (normalised) return normalised;
-    ctx.addIssue({
-      code: "custom",
-      message: "buyerPhone must be + and the country code (not 0), then 7 to 15 digits in all",
-    });
+    ctx.addIssue({ code: "custom", message: _PHONE_RULE });
     return z.NEVER;
   }).meta({
     description: "+ and 7–15 digits, the first not 0, once spaces, hyphens, dots and parentheses are removed",
@@ -152,7 +176,7 @@ export const CreateOrderRequestSchema = z.strictObject({
         message: "gatewayMethod is only allowed with gateway",
       });
     }
-  });
+  }).meta(_PAYMENT_METHOD_RULE);
 
 /** A validated order request, prices in minor units. */
 export interface CreateOrderRequest {

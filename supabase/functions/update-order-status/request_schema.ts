@@ -9,6 +9,7 @@ import { type FieldIssue, OrderError } from "../_shared/errors.ts";
 import { ORDER_STATUSES } from "../_shared/orders/order_status.ts";
 import type { StatusMove } from "../_shared/orders/status_move_store.ts";
 import { checkFreeText, checkHttpUrl, type FreeTextResult } from "../_shared/orders/text_rules.ts";
+import { freeTextKeywords, httpUrlKeywords } from "../_shared/orders/wire_patterns.ts";
 
 /** The longest note (a cancellation's reason), carrier name and tracking number. */
 export const MAX_NOTE_LENGTH = 500;
@@ -22,15 +23,49 @@ function _expected(field: string, what: string) {
     issue.input === undefined ? `${field} is required` : `${field} must be ${what}`;
 }
 
-/** An optional string field checked by one of the text rule's functions; null is the same as absent. */
-function _ruled(field: string, check: (raw: string) => FreeTextResult) {
+/**
+ * An optional string field checked by one of the text rule's functions; null is the same as absent.
+ * `described` is the rule as JSON Schema says it, for the API description (wire_patterns.ts).
+ */
+function _ruled(field: string, check: (raw: string) => FreeTextResult, described: Record<string, unknown>) {
   return z.string({ error: _expected(field, "a string") }).transform((raw, ctx) => {
     const result = check(raw);
     if (result.ok) return result.text;
     ctx.addIssue({ code: "custom", message: `${field} ${result.problem}` });
     return z.NEVER;
-  }).nullish().transform((value) => value ?? null);
+  }).meta(described).nullish().transform((value) => value ?? null);
 }
+
+/**
+ * What the refinement below checks, as JSON Schema: the order is named by orderId or by storeId and
+ * orderNumber, never both; cancelling takes a note (the reason); the parcel's fields go only with shipped.
+ */
+const _MOVE_RULES = {
+  oneOf: [
+    { title: "by orderId", required: ["orderId"], properties: { storeId: false, orderNumber: false } },
+    {
+      title: "by storeId and orderNumber",
+      required: ["storeId", "orderNumber"],
+      properties: { orderId: false },
+    },
+  ],
+  allOf: [
+    {
+      if: { properties: { status: { const: "cancelled" } }, required: ["status"] },
+      then: { required: ["note"], properties: { note: { type: "string" } } },
+    },
+    {
+      if: { properties: { status: { not: { const: "shipped" } } }, required: ["status"] },
+      then: {
+        properties: {
+          carrier: { type: "null" },
+          trackingNumber: { type: "null" },
+          trackingUrl: { type: "null" },
+        },
+      },
+    },
+  ],
+};
 
 const _uuid = (field: string) => z.guid({ error: _expected(field, "a UUID") }).optional();
 
@@ -42,10 +77,21 @@ export const StatusMoveRequestSchema = z.strictObject({
     .regex(/^ORD-\d{4}-\d{6,}$/, { error: "orderNumber must look like ORD-2026-000001" })
     .optional(),
   status: z.enum(ORDER_STATUSES, { error: _expected("status", `one of ${ORDER_STATUSES.join(", ")}`) }),
-  note: _ruled("note", (raw) => checkFreeText(raw, MAX_NOTE_LENGTH)),
-  carrier: _ruled("carrier", (raw) => checkFreeText(raw, MAX_CARRIER_LENGTH)),
-  trackingNumber: _ruled("trackingNumber", (raw) => checkFreeText(raw, MAX_TRACKING_NUMBER_LENGTH)),
-  trackingUrl: _ruled("trackingUrl", (raw) => checkHttpUrl(raw, MAX_TRACKING_URL_LENGTH)),
+  note: _ruled("note", (raw) => checkFreeText(raw, MAX_NOTE_LENGTH), freeTextKeywords(MAX_NOTE_LENGTH)),
+  carrier: _ruled(
+    "carrier",
+    (raw) => checkFreeText(raw, MAX_CARRIER_LENGTH),
+    freeTextKeywords(MAX_CARRIER_LENGTH),
+  ),
+  trackingNumber: _ruled(
+    "trackingNumber",
+    (raw) => checkFreeText(raw, MAX_TRACKING_NUMBER_LENGTH),
+    freeTextKeywords(MAX_TRACKING_NUMBER_LENGTH),
+  ),
+  trackingUrl: _ruled("trackingUrl", (raw) => checkHttpUrl(raw, MAX_TRACKING_URL_LENGTH), {
+    description: "an absolute http(s) URL without user name or password",
+    ...httpUrlKeywords(MAX_TRACKING_URL_LENGTH),
+  }),
 }, { error: "the body must be a JSON object" })
   .superRefine((move, ctx) => {
     const byNumber = move.storeId !== undefined || move.orderNumber !== undefined;
@@ -76,7 +122,7 @@ export const StatusMoveRequestSchema = z.strictObject({
         }
       }
     }
-  });
+  }).meta(_MOVE_RULES);
 
 /** Parses a JSON value into a {@linkcode StatusMove}, or throws VALIDATION_FAILED with every issue. */
 export function parseStatusMoveRequest(body: unknown): StatusMove {
