@@ -82,7 +82,9 @@ Deno.test("renderError() answers a payment provider's failure with its code and 
     },
     headers: {},
   });
-  const unconfigured = renderError(new OrderError("PAYMENT_PROVIDER_NOT_CONFIGURED", "RAZORPAY_KEY_ID unset"));
+  const unconfigured = renderError(
+    new OrderError("PAYMENT_PROVIDER_NOT_CONFIGURED", "RAZORPAY_KEY_ID unset"),
+  );
   assert.equal(unconfigured.status, 503);
   assert.equal(
     unconfigured.body.error.message,

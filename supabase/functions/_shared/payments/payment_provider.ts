@@ -67,7 +67,10 @@ export interface PaymentProvider {
   fetchOrder(orderId: string): Promise<ProviderOrder>;
   fetchPayment(paymentId: string): Promise<ProviderPayment>;
   /** Moves an `authorized` payment to `captured`. */
-  capturePayment(paymentId: string, amount: { amountMinor: number; currency: string }): Promise<ProviderPayment>;
+  capturePayment(
+    paymentId: string,
+    amount: { amountMinor: number; currency: string },
+  ): Promise<ProviderPayment>;
   /** The payment's refunds (up to 100, the most Razorpay lists in one page). */
   listRefunds(paymentId: string): Promise<ProviderRefund[]>;
   createRefund(paymentId: string, refund: NewProviderRefund): Promise<ProviderRefund>;

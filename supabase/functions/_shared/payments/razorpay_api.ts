@@ -160,14 +160,21 @@ export function razorpayApi(options: RazorpayApiOptions): PaymentProvider {
           operation,
           status,
           error.success ? error.data.error.code ?? "ERROR" : "ERROR",
-          error.success ? (error.data.error.description ?? "").slice(0, 300) : "an answer without an error body",
+          error.success
+            ? (error.data.error.description ?? "").slice(0, 300)
+            : "an answer without an error body",
         ),
       );
     }
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
       throw _failure(
-        new RazorpayApiError(operation, status, "UNEXPECTED_ANSWER", "the answer is not the documented entity"),
+        new RazorpayApiError(
+          operation,
+          status,
+          "UNEXPECTED_ANSWER",
+          "the answer is not the documented entity",
+        ),
       );
     }
     return parsed.data;
@@ -192,7 +199,9 @@ export function razorpayApi(options: RazorpayApiOptions): PaymentProvider {
       return _order(await call("orders.fetch", "GET", `/v1/orders/${_path(orderId)}`, _OrderEntity));
     },
     async fetchPayment(paymentId: string) {
-      return _payment(await call("payments.fetch", "GET", `/v1/payments/${_path(paymentId)}`, _PaymentEntity));
+      return _payment(
+        await call("payments.fetch", "GET", `/v1/payments/${_path(paymentId)}`, _PaymentEntity),
+      );
     },
     async capturePayment(paymentId, { amountMinor, currency }) {
       return _payment(
