@@ -6,10 +6,10 @@
  */
 import assert from "node:assert/strict";
 import Razorpay from "razorpay";
-import {
-  validatePaymentVerification,
-  validateWebhookSignature,
-} from "npm:razorpay@2.9.8/dist/utils/razorpay-utils.js";
+
+/** The SDK's check of a signed body (its `validatePaymentVerification` checks `order_id|payment_id` with it). */
+const validateWebhookSignature = (body: string, signature: string, secret: string): boolean =>
+  Razorpay.validateWebhookSignature(body, signature, secret);
 import { OrderError } from "../supabase/functions/_shared/errors.ts";
 import { isCheckoutSignature } from "../supabase/functions/_shared/payments/checkout_signature.ts";
 import { razorpayApi, RazorpayApiError } from "../supabase/functions/_shared/payments/razorpay_api.ts";
@@ -180,8 +180,8 @@ test("the fake checkout's handler response carries the signature Razorpay's SDK 
   assert.ok(!("error" in paid));
   const { razorpay_order_id, razorpay_payment_id, razorpay_signature } = paid;
   assert.equal(
-    validatePaymentVerification(
-      { order_id: razorpay_order_id, payment_id: razorpay_payment_id },
+    validateWebhookSignature(
+      `${razorpay_order_id}|${razorpay_payment_id}`,
       razorpay_signature,
       fake.keySecret,
     ),
