@@ -63,6 +63,11 @@ export interface PaymentProvider {
   readonly name: string;
   /** The public key id Checkout is opened with. */
   readonly keyId: string;
+  /**
+   * Whether `signature` is the provider's for `paymentId` of `orderId`, as Checkout's handler received it
+   * (constant time; no call to the provider).
+   */
+  verifyCheckoutSignature(orderId: string, paymentId: string, signature: string): Promise<boolean>;
   createOrder(order: NewProviderOrder): Promise<ProviderOrder>;
   fetchOrder(orderId: string): Promise<ProviderOrder>;
   fetchPayment(paymentId: string): Promise<ProviderPayment>;

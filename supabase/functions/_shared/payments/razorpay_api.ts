@@ -8,6 +8,7 @@
  */
 import { z } from "../zod.ts";
 import { OrderError } from "../errors.ts";
+import { isCheckoutSignature } from "./checkout_signature.ts";
 import type {
   NewProviderOrder,
   NewProviderRefund,
@@ -185,6 +186,8 @@ export function razorpayApi(options: RazorpayApiOptions): PaymentProvider {
   return {
     name: "razorpay",
     keyId: options.keyId,
+    verifyCheckoutSignature: (orderId, paymentId, signature) =>
+      isCheckoutSignature(orderId, paymentId, signature, options.keySecret),
     async createOrder(order: NewProviderOrder) {
       return _order(
         await call("orders.create", "POST", "/v1/orders", _OrderEntity, {
