@@ -1,6 +1,6 @@
 /** The PaymentOrders port over supabase-js: `begin_payment` and `keep_provider_order`, unwrapped. */
 import type { DatabaseClient } from "../database_client.ts";
-import { internalError } from "../errors.ts";
+import { internalError, OrderError } from "../errors.ts";
 import { callDatabase } from "../orders/database_call.ts";
 import type { KeptProviderOrder, PaymentOrders, PaymentStart } from "./payment_orders.ts";
 
@@ -23,7 +23,13 @@ export function supabasePaymentOrders(
           }).abortSignal(signal),
         deadline,
         clock(),
-      );
+      ).catch((error) => {
+        // the database's RATE_LIMITED speaks of orders: these are payment calls
+        if (!(error instanceof OrderError) || error.code !== "RATE_LIMITED") throw error;
+        throw new OrderError("RATE_LIMITED", "Too many payment calls from this client; retry later", {
+          headers: error.headers,
+        });
+      });
       const start = data as Partial<PaymentStart> | null;
       if (typeof start !== "object" || start === null || !("order" in start)) {
         throw internalError(new Error("begin_payment returned no result"));
