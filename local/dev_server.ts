@@ -85,7 +85,9 @@ function _describeRazorpay(): string {
   return `a fake on ${fake.url} (checkout script ${fake.checkoutScriptUrl})
     key id:          ${fake.keyId}
     key secret:      ${env.RAZORPAY_KEY_SECRET ? "RAZORPAY_KEY_SECRET" : fake.keySecret}
-    webhook secret:  ${env.RAZORPAY_WEBHOOK_SECRET ? "RAZORPAY_WEBHOOK_SECRET" : fake.webhookSecret} (its webhooks go to payment-webhook)`;
+    webhook secret:  ${
+    env.RAZORPAY_WEBHOOK_SECRET ? "RAZORPAY_WEBHOOK_SECRET" : fake.webhookSecret
+  } (its webhooks go to payment-webhook)`;
 }
 
 /** .local/db/, or a sentence and exit 2 when another process holds it. */

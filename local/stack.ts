@@ -196,7 +196,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   );
   functions.set(
     "/functions/v1/start-payment",
-    startPaymentHandler(loadStartPaymentDependencies(functionEnv, { clock: options.clock, log: options.log })),
+    startPaymentHandler(
+      loadStartPaymentDependencies(functionEnv, { clock: options.clock, log: options.log }),
+    ),
   );
   functions.set(
     "/functions/v1/verify-payment",

@@ -21,7 +21,10 @@ export function trackingPage(
 ): Response {
   const page = PAGE.replace(PLACEHOLDER_TRACK_ORDER_URL, `${stackUrl}/functions/v1/track-order`)
     .replace(PLACEHOLDER_PUBLIC_KEY, local.anonKey ?? PLACEHOLDER_PUBLIC_KEY)
-    .replace(_EMPTY_LOCAL_CHECKOUT, `const LOCAL_CHECKOUT_SCRIPT = ${JSON.stringify(local.checkoutScriptUrl ?? "")};`);
+    .replace(
+      _EMPTY_LOCAL_CHECKOUT,
+      `const LOCAL_CHECKOUT_SCRIPT = ${JSON.stringify(local.checkoutScriptUrl ?? "")};`,
+    );
   return new Response(page, {
     headers: { "Content-Type": "text/html; charset=utf-8", "Referrer-Policy": "no-referrer" },
   });

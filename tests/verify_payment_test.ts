@@ -28,11 +28,11 @@ for (const { name, db } of await testDatabases()) {
     Deno.test({ name: `[${name}] ${title}`, sanitizeOps: false, sanitizeResources: false, fn });
 
   /** A stack whose fake Razorpay holds its webhooks until a test releases them. */
-  async function heldStack(env: Record<string, string> = {}) {
+  const heldStack = async (env: Record<string, string> = {}) => {
     const stack = await startTestStack({ db, env });
     stack.razorpay!.webhooks.held = true;
     return stack;
-  }
+  };
 
   test("POST verify-payment pays the order for a payment captured on Checkout: 200 { success, orderId, orderNumber, status: paid, outcome: paid }, one paid e-mail", async () => {
     const stack = await heldStack();
