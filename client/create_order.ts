@@ -1,9 +1,8 @@
 /**
- * `createOrder(supabase, body)`: create-order through supabase-js `functions.invoke`, its answer as a value.
- * supabase-js reports a non-2xx answer as an error whose message says only "Edge Function returned a
- * non-2xx status code", with the body in `error.context`, a Response that can be read once: this reads it
- * and hands back the code, message, typed details, Retry-After and request id.
+ * `createOrder(supabase, body)`: create-order through supabase-js `functions.invoke`, its answer as a value
+ * (`function_call.ts` reads a failure's code, message, typed details, Retry-After and request id).
  */
+import { callFunction, type FunctionsInvoker, messageOf } from "./function_call.ts";
 import {
   type ClientErrorCode,
   CREATE_ORDER_ERROR_CODES,
@@ -13,15 +12,7 @@ import {
   type ErrorDetails,
 } from "./order_types.ts";
 
-/** What `createOrder` needs of a supabase-js client: `SupabaseClient` fits. */
-export interface FunctionsInvoker {
-  functions: {
-    invoke(
-      functionName: string,
-      options: { body: CreateOrderBody; headers: Record<string, string>; signal?: AbortSignal },
-    ): Promise<{ data: unknown; error: unknown; response?: Response }>;
-  };
-}
+export type { FunctionsInvoker } from "./function_call.ts";
 
 /** Options of {@linkcode createOrder}. */
 export interface CreateOrderOptions {
@@ -83,123 +74,18 @@ export async function createOrder(
 ): Promise<CreateOrderResult> {
   _requireSendable(supabase, body);
   const idempotencyKey = options.idempotencyKey ?? crypto.randomUUID();
-  let result: { data: unknown; error: unknown; response?: Response };
-  try {
-    result = await supabase.functions.invoke("create-order", {
-      body,
-      headers: { "Idempotency-Key": idempotencyKey },
-      signal: options.signal,
-    });
-  } catch (error) {
-    // supabase-js returns its errors; a throw is a broken fetch or client: no answer either way
-    return _failure("NETWORK_ERROR", 0, _messageOf(error), null, idempotencyKey);
-  }
-  const { data, error, response } = result;
-  if (!error) {
-    if (!_isCreatedOrder(data)) {
-      return _failure(
-        "UNEXPECTED_RESPONSE",
-        response?.status ?? 200,
-        "not create-order's answer",
-        response,
-        idempotencyKey,
-      );
-    }
-    return {
-      ok: true,
-      order: data,
-      replayed: response?.headers.get("idempotent-replayed") === "true",
-      requestId: response?.headers.get("x-request-id") ?? null,
-      idempotencyKey,
-    };
-  }
-  const name = (error as { name?: unknown }).name;
-  const context = (error as { context?: unknown }).context;
-  if (name === "FunctionsHttpError" && context instanceof Response) {
-    return await _httpFailure(context, idempotencyKey);
-  }
-  if (name === "FunctionsRelayError" && context instanceof Response) {
-    return _failure(
-      "UNEXPECTED_RESPONSE",
-      context.status,
-      "the gateway could not reach the function",
-      context,
-      idempotencyKey,
-    );
-  }
-  return _failure(
-    "NETWORK_ERROR",
-    0,
-    _messageOf((context as Error | undefined) ?? error),
-    null,
-    idempotencyKey,
-  );
-}
-
-async function _httpFailure(response: Response, idempotencyKey: string): Promise<CreateOrderFailure> {
-  let body: unknown;
-  try {
-    // the Response of error.context can be read once: here, and only here
-    body = JSON.parse(await response.text());
-  } catch {
-    return _failure(
-      "UNEXPECTED_RESPONSE",
-      response.status,
-      "the answer is not JSON",
-      response,
-      idempotencyKey,
-    );
-  }
-  const error = (body as { error?: { code?: unknown; message?: unknown; details?: unknown } } | null)?.error;
-  if (typeof error?.code !== "string" || typeof error.message !== "string") {
-    return _failure(
-      "UNEXPECTED_RESPONSE",
-      response.status,
-      "the answer is not an error body",
-      response,
-      idempotencyKey,
-    );
-  }
-  if (!_KNOWN_CODES.has(error.code)) {
-    // a code outside the union (a newer function than this client): no details this client could type
-    return _failure(
-      "UNEXPECTED_RESPONSE",
-      response.status,
-      `unknown code ${error.code}: ${error.message}`,
-      response,
-      idempotencyKey,
-    );
-  }
-  const retryAfter = Number(response.headers.get("retry-after"));
+  const result = await callFunction(supabase, "create-order", body, {
+    headers: { "Idempotency-Key": idempotencyKey },
+    signal: options.signal,
+    knownCodes: _KNOWN_CODES,
+    isSuccess: _isCreatedOrder,
+  });
+  if (!result.ok) return { ...result, idempotencyKey } as CreateOrderFailure;
   return {
-    ok: false,
-    status: response.status,
-    code: error.code,
-    message: error.message,
-    details: error.details,
-    retryAfter: Number.isInteger(retryAfter) && retryAfter > 0 ? retryAfter : null,
-    requestId: response.headers.get("x-request-id"),
-    idempotencyKey,
-  } as CreateOrderFailure;
-}
-
-function _failure(
-  code: ClientErrorCode,
-  status: number,
-  message: string,
-  response: Response | null | undefined,
-  idempotencyKey: string,
-): CreateOrderFailure {
-  // an answer not read is let go of, so no connection waits on it
-  if (response && !response.bodyUsed) response.body?.cancel().catch(() => {});
-  return {
-    ok: false,
-    status,
-    code,
-    message,
-    details: undefined,
-    retryAfter: null,
-    requestId: response?.headers.get("x-request-id") ?? null,
+    ok: true,
+    order: result.data,
+    replayed: result.response?.headers.get("idempotent-replayed") === "true",
+    requestId: result.requestId,
     idempotencyKey,
   };
 }
@@ -219,7 +105,7 @@ function _requireSendable(supabase: FunctionsInvoker, body: CreateOrderBody): vo
   try {
     JSON.stringify(body);
   } catch (error) {
-    throw new TypeError(`createOrder: the body cannot be sent as JSON: ${_messageOf(error)}`, {
+    throw new TypeError(`createOrder: the body cannot be sent as JSON: ${messageOf(error)}`, {
       cause: error,
     });
   }
@@ -229,8 +115,4 @@ function _isCreatedOrder(data: unknown): data is CreatedOrder {
   const order = data as Partial<CreatedOrder> | null;
   return order?.success === true && typeof order.orderId === "string" &&
     typeof order.orderNumber === "string" && typeof order.finalAmount === "number";
-}
-
-function _messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

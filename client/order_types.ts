@@ -85,6 +85,7 @@ export const ERROR_CODES = [
   "VALIDATION_FAILED",
   "PRICE_MISMATCH",
   "VARIANT_REQUIRED",
+  "PAYMENT_SIGNATURE_INVALID",
   "UNAUTHORIZED",
   "STORE_NOT_FOUND",
   "PRODUCT_NOT_FOUND",
@@ -95,10 +96,15 @@ export const ERROR_CODES = [
   "IDEMPOTENCY_KEY_IN_USE",
   "INVALID_TRANSITION",
   "OUT_OF_STOCK",
+  "ORDER_NOT_PAYABLE",
+  "PAYMENT_ORDER_MISMATCH",
+  "PAYMENT_NOT_CAPTURED",
   "PAYLOAD_TOO_LARGE",
   "IDEMPOTENCY_KEY_REUSED",
   "RATE_LIMITED",
   "INTERNAL_ERROR",
+  "PAYMENT_PROVIDER_ERROR",
+  "PAYMENT_PROVIDER_NOT_CONFIGURED",
 ] as const;
 
 /** An error code of the functions. */
@@ -172,6 +178,10 @@ export interface ErrorDetailsByCode {
   ORDER_NOT_FOUND: { orderId: string } | { storeId: string; orderNumber: string } | undefined;
   INVALID_TRANSITION: { from: OrderStatus; to: OrderStatus; allowed: OrderStatus[] };
   OUT_OF_STOCK: StockShortage[];
+  /** Where the order stands: only a gateway order in payment_pending takes a payment. */
+  ORDER_NOT_PAYABLE: { status: OrderStatus; paymentMethod: PaymentMethod };
+  /** The payment's status at Razorpay (`failed`, `refunded`, ...). */
+  PAYMENT_NOT_CAPTURED: { status: string };
 }
 
 /** The `details` of an error code. */

@@ -1,13 +1,17 @@
 /**
- * Regenerates docs/email-buyer.png and docs/email-seller.png, the two order e-mails of a sample order, and
- * docs/email-status-<status>.png, the buyer's e-mails when it is paid, shipped, delivered and cancelled:
- * rendered by the real templates and photographed in headless Chromium (Debian's `chromium` package).
+ * Regenerates docs/email-buyer.png and docs/email-seller.png, the two order e-mails of a sample order,
+ * docs/email-status-<status>.png, the buyer's e-mails when it is paid, shipped, delivered and cancelled,
+ * docs/email-seller-paid.png (the seller's "payment received", the card used on a UPI order) and
+ * docs/email-refund.png (the buyer's refund): rendered by the real templates and photographed in headless Chromium (Debian's `chromium` package).
  *
  *   deno run --allow-read --allow-write --allow-run --allow-env docs/render_email_screenshots.ts
  */
 import { renderOrderEmail } from "../supabase/functions/_shared/email/email_templates.ts";
 import { renderStatusEmail } from "../supabase/functions/_shared/email/status_email_templates.ts";
+import { renderRefundEmail } from "../supabase/functions/_shared/email/refund_email.ts";
+import { renderSellerPaidEmail } from "../supabase/functions/_shared/email/seller_paid_email.ts";
 import { orderEmailData, outboxEmail } from "../tests/support/order_emails.ts";
+import { refundEmailRow, sellerPaidEmailRow } from "../tests/support/payment_emails.ts";
 import { statusEmailData, statusOutboxEmail } from "../tests/support/status_emails.ts";
 
 const CHROMIUM = Deno.env.get("CHROMIUM") ?? "/usr/bin/chromium";
@@ -35,6 +39,21 @@ const pages: [string, string][] = [
     `status-${status.status}`,
     renderStatusEmail(statusOutboxEmail(status), options).html,
   ]),
+  [
+    "seller-paid",
+    renderSellerPaidEmail(
+      sellerPaidEmailRow({
+        payment: {
+          method: "card",
+          amountMinor: 101_694,
+          feeShortfallMinor: 499,
+          paidAt: "2026-11-22T09:41:00.000Z",
+        },
+      }),
+      options,
+    ).html,
+  ],
+  ["refund", renderRefundEmail(refundEmailRow(), options).html],
 ];
 const work = await Deno.makeTempDir();
 try {

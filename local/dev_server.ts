@@ -1,7 +1,8 @@
 /**
  * `deno task dev`: the local stack on http://127.0.0.1:${PORT:-54321}, over PostgreSQL at DATABASE_URL
  * or an embedded PGlite kept in .local/db/ (created, migrated and seeded on first start).
- * E-mail goes to Resend when RESEND_API_KEY is set, else to files in .local/outbox/.
+ * E-mail goes to Resend when RESEND_API_KEY is set, else to files in .local/outbox/. Payments go to the
+ * Razorpay at RAZORPAY_API_URL when it is set, else to the fake Razorpay it serves beside the stack.
  */
 import type { Mailer } from "../supabase/functions/_shared/email/mailer.ts";
 import { openPglite } from "./open_database.ts";
@@ -33,7 +34,17 @@ const mailer = env.RESEND_API_KEY
 
 // one key for the server and `deno task token`: a token minted now still verifies after a restart
 const signingKey = await loadOrCreateSigningKey();
-const stack = await startLocalStack({ db, port, hostname: "127.0.0.1", env, mailer, signingKey });
+// locally a refund is processed a few seconds after it is issued, as Razorpay's test mode does it
+const stack = await startLocalStack({
+  db,
+  port,
+  hostname: "127.0.0.1",
+  env,
+  mailer,
+  signingKey,
+  // the fake on the next port (54322 by default), so the README's curls can name it
+  fakeRazorpay: { port: port + 1, settleRefundsAfterMs: 3_000 },
+});
 
 const webhookSecret = env.RAZORPAY_WEBHOOK_SECRET ? "RAZORPAY_WEBHOOK_SECRET" : stack.razorpayWebhookSecret;
 console.log(`create-order local stack
@@ -42,7 +53,9 @@ console.log(`create-order local stack
   limits:    ${describeRateLimits(env)}
   function:  ${stack.url}/functions/v1/create-order
   moves:     ${stack.url}/functions/v1/update-order-status (service key)
+  payments:  ${stack.url}/functions/v1/start-payment and ${stack.url}/functions/v1/verify-payment (any key)
   webhook:   ${stack.url}/functions/v1/payment-webhook (signed with ${webhookSecret})
+  razorpay:  ${_describeRazorpay()}
   drain:     ${stack.url}/functions/v1/outbox-drain (service key; npx -y deno@2.9.6 task outbox runs the same drain)
   tracking:  ${stack.url}/functions/v1/track-order?order=<orderId>&token=<token>
   storefront: ${stack.url}/storefront/ (the example checkout, on this stack's keys and the seed's store)
@@ -68,6 +81,18 @@ Deno.addSignalListener("SIGINT", async () => {
   await db.close();
   Deno.exit(0);
 });
+
+/** Which Razorpay the payment functions call, and the fake's keys when it is the fake. */
+function _describeRazorpay(): string {
+  const fake = stack.razorpay;
+  if (!fake) return `RAZORPAY_API_URL (${env.RAZORPAY_API_URL}) with RAZORPAY_KEY_ID`;
+  return `a fake on ${fake.url} (checkout script ${fake.checkoutScriptUrl})
+    key id:          ${fake.keyId}
+    key secret:      ${env.RAZORPAY_KEY_SECRET ? "RAZORPAY_KEY_SECRET" : fake.keySecret}
+    webhook secret:  ${
+    env.RAZORPAY_WEBHOOK_SECRET ? "RAZORPAY_WEBHOOK_SECRET" : fake.webhookSecret
+  } (its webhooks go to payment-webhook)`;
+}
 
 /** .local/db/, or a sentence and exit 2 when another process holds it. */
 async function _openLocalPglite(): Promise<SqlDatabase> {

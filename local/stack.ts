@@ -1,6 +1,7 @@
 /**
  * The local stack: one HTTP server with the functions at /functions/v1/<name> (create-order,
- * update-order-status, payment-webhook, outbox-drain, track-order), the PostgREST stand-in (RPC at
+ * update-order-status, start-payment, verify-payment, payment-webhook, outbox-drain, track-order), a fake
+ * Razorpay beside it unless RAZORPAY_API_URL is set (local_razorpay.ts), the PostgREST stand-in (RPC at
  * /rest/v1/rpc/<fn>, reads at /rest/v1/<table>), the Auth key set at /auth/v1/.well-known/jwks.json and
  * /auth/v1/user, a tracking page at /track and the example checkout at /storefront/, over one database. The functions are the very handlers
  * Supabase runs, and they reach the database and the key set through supabase-js, as they do there.
@@ -18,6 +19,12 @@ import type { Logger } from "../supabase/functions/_shared/http/log.ts";
 import type { Mailer } from "../supabase/functions/_shared/email/mailer.ts";
 import { trackOrderHandler } from "../supabase/functions/track-order/handler.ts";
 import { loadTrackOrderDependencies } from "../supabase/functions/track-order/dependencies.ts";
+import { loadStartPaymentDependencies } from "../supabase/functions/start-payment/dependencies.ts";
+import { startPaymentHandler } from "../supabase/functions/start-payment/handler.ts";
+import { loadVerifyPaymentDependencies } from "../supabase/functions/verify-payment/dependencies.ts";
+import { verifyPaymentHandler } from "../supabase/functions/verify-payment/handler.ts";
+import type { FakeRazorpay, FakeRazorpayOptions } from "./fake_razorpay/fake_razorpay.ts";
+import { startLocalRazorpay } from "./local_razorpay.ts";
 import { createAuthRoutes } from "./auth_routes.ts";
 import { createSigningKey, type LocalSigningKey } from "./auth_keys.ts";
 import { createReadRoute } from "./postgrest_read.ts";
@@ -62,6 +69,8 @@ export interface LocalStackOptions {
   signingKey?: LocalSigningKey;
   /** Sees a copy of every function's answer (the tests check each against openapi.json). */
   observeFunctionResponse?: (path: string, method: string, response: Response) => void;
+  /** Adjusts the fake Razorpay (its webhook events, when refunds settle); unused with RAZORPAY_API_URL. */
+  fakeRazorpay?: FakeRazorpayOptions;
 }
 
 /** A running local stack. */
@@ -71,6 +80,8 @@ export interface LocalStack {
   serviceKey: string;
   /** The secret payment-webhook checks signatures with. */
   razorpayWebhookSecret: string;
+  /** The fake Razorpay the payment functions call; null when RAZORPAY_API_URL names another. */
+  razorpay: FakeRazorpay | null;
   /** Calls per function that reached the database through the RPC route. */
   rpcCalls: Map<string, number>;
   /** The key the stack's key set publishes: `mintUserToken(stack.signingKey, …)` signs in a local user. */
@@ -133,10 +144,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     if (pathname.startsWith("/auth/v1/")) return auth(request, pathname.slice("/auth/v1".length));
     if (request.method === "GET" || request.method === "HEAD") {
       const origin = new URL(request.url).origin;
+      const checkoutScriptUrl = razorpay.fake?.checkoutScriptUrl ?? null;
       const page = pathname === "/track"
-        ? trackingPage(origin)
+        ? trackingPage(origin, { anonKey, checkoutScriptUrl })
         : pathname.startsWith("/storefront")
-        ? await storefrontResponse(pathname, origin, anonKey)
+        ? await storefrontResponse(pathname, origin, anonKey, { checkoutScriptUrl })
         : null;
       // HEAD is GET without the body, as any web server answers it (link checkers, curl -I)
       if (page) return request.method === "HEAD" ? _withoutBody(page) : page;
@@ -149,11 +161,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
   const url = `http://${server.addr.hostname}:${server.addr.port}`;
   const razorpayWebhookSecret = env.RAZORPAY_WEBHOOK_SECRET || DEMO_RAZORPAY_WEBHOOK_SECRET;
+  const razorpay = startLocalRazorpay(env, url, razorpayWebhookSecret, options.fakeRazorpay);
   const functionEnv = {
     SUPABASE_URL: url,
     // the buyer's e-mail links to the stack's own tracking page unless a storefront's is set
     ORDER_TRACKING_URL: `${url}/track?order={orderId}&token={token}`,
     ...env,
+    ...razorpay.env,
     SUPABASE_ANON_KEY: anonKey,
     SUPABASE_SERVICE_ROLE_KEY: serviceKey,
     RAZORPAY_WEBHOOK_SECRET: razorpayWebhookSecret,
@@ -182,6 +196,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     updateOrderStatusHandler(loadStatusDependencies(functionEnv, common)),
   );
   functions.set(
+    "/functions/v1/start-payment",
+    startPaymentHandler(
+      loadStartPaymentDependencies(functionEnv, { clock: options.clock, log: options.log }),
+    ),
+  );
+  functions.set(
+    "/functions/v1/verify-payment",
+    verifyPaymentHandler(loadVerifyPaymentDependencies(functionEnv, common)),
+  );
+  functions.set(
     "/functions/v1/payment-webhook",
     paymentWebhookHandler(loadWebhookDependencies(functionEnv, common)),
   );
@@ -191,6 +215,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     anonKey,
     serviceKey,
     razorpayWebhookSecret,
+    razorpay: razorpay.fake,
     rpcCalls,
     signingKey,
     async settled() {
@@ -198,6 +223,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     },
     async close() {
       await this.settled();
+      await razorpay.fake?.close();
       await server.shutdown();
     },
   };

@@ -1,6 +1,7 @@
 /**
  * The example checkout (examples/storefront/) served by the local stack at /storefront/, with what a page
- * without a build step needs beside it: `config.js` (the stack's URL, its anon key and the seed store),
+ * without a build step needs beside it: `config.js` (the stack's URL, its anon key, the seed store and the
+ * fake Razorpay's checkout script),
  * supabase-js as an ES module (the pinned package's own browser build, dist/umd/supabase.js, with an export
  * added) and the client's browser build (client/dist/create_order_client.js). Files are read per request,
  * so an edit shows on reload.
@@ -36,6 +37,7 @@ export async function storefrontResponse(
   pathname: string,
   origin: string,
   anonKey: string,
+  local: { checkoutScriptUrl?: string | null } = {},
 ): Promise<Response | null> {
   switch (pathname) {
     case "/storefront":
@@ -48,7 +50,15 @@ export async function storefrontResponse(
       return _file(await Deno.readTextFile(new URL("storefront.css", EXAMPLE)), "css");
     case "/storefront/config.js":
       return _file(
-        `export default ${JSON.stringify({ supabaseUrl: origin, anonKey, storeId: SEED_STORE_ID })};\n`,
+        `export default ${
+          JSON.stringify({
+            supabaseUrl: origin,
+            anonKey,
+            storeId: SEED_STORE_ID,
+            // the local stack's fake Razorpay: the page loads it for a local key id (rzp_local_…)
+            localCheckoutScript: local.checkoutScriptUrl ?? null,
+          })
+        };\n`,
         "js",
       );
     case "/storefront/vendor/supabase-js.js":

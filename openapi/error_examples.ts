@@ -109,6 +109,32 @@ export const ERROR_EXAMPLES: Partial<Record<ErrorCode, ErrorExample>> = {
     summary: "The key of an earlier checkout with another cart",
     message: "This Idempotency-Key was used with a different request body",
   },
+  PAYMENT_SIGNATURE_INVALID: {
+    summary: "A handler response whose signature is not Razorpay's",
+    message: "razorpaySignature is not Razorpay's signature of this order and payment",
+  },
+  ORDER_NOT_PAYABLE: {
+    summary: "The order was paid already",
+    message: "This order does not await a payment through the gateway",
+    details: { status: "paid", paymentMethod: "gateway" },
+  },
+  PAYMENT_ORDER_MISMATCH: {
+    summary: "A Razorpay order that start-payment did not open for this order",
+    message: "razorpayOrderId is not the provider order start-payment opened for this order",
+  },
+  PAYMENT_NOT_CAPTURED: {
+    summary: "The payment failed at the bank",
+    message: "The payment was neither captured nor authorized",
+    details: { status: "failed" },
+  },
+  PAYMENT_PROVIDER_ERROR: {
+    summary: "Razorpay answered an error or nothing in time: retry",
+    message: "Razorpay answered an error or did not answer in time",
+  },
+  PAYMENT_PROVIDER_NOT_CONFIGURED: {
+    summary: "The project has no Razorpay key id and secret",
+    message: "Payments through the gateway are not configured",
+  },
   RATE_LIMITED: { summary: "Too many orders: wait for Retry-After", message: "Too many orders; retry later" },
   INTERNAL_ERROR: { summary: "The database is down: nothing is said of why", message: "Internal error" },
 };

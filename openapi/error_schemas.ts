@@ -42,6 +42,14 @@ export const ERROR_DETAILS: Partial<Record<ErrorCode, { schema: z.ZodType; optio
   INVALID_TRANSITION: {
     schema: z.strictObject({ from: OrderStatus, to: OrderStatus, allowed: z.array(OrderStatus) }),
   },
+  ORDER_NOT_PAYABLE: {
+    schema: z.strictObject({ status: OrderStatus, paymentMethod: z.enum(["upi_direct", "gateway"]) }).meta({
+      description: "where the order stands: only a gateway order in payment_pending takes a payment",
+    }),
+  },
+  PAYMENT_NOT_CAPTURED: {
+    schema: z.strictObject({ status: z.string().meta({ description: "the payment's status at Razorpay" }) }),
+  },
   OUT_OF_STOCK: {
     schema: z.array(z.strictObject({
       index: _Index,

@@ -45,7 +45,28 @@ const _BODY_WHEN: Partial<Record<ErrorCode, string>> = {
     "`Internal error` only",
 };
 
-/** The five functions. */
+/** The errors of both payment functions, besides their own. */
+const _PAYMENT_ERRORS: ErrorCode[] = [
+  ..._BODY_ERRORS,
+  "UNAUTHORIZED",
+  "ORDER_NOT_FOUND",
+  "RATE_LIMITED",
+  "PAYMENT_PROVIDER_ERROR",
+  "PAYMENT_PROVIDER_NOT_CONFIGURED",
+];
+
+const _PAYMENT_WHEN: Partial<Record<ErrorCode, string>> = {
+  ..._BODY_WHEN,
+  UNAUTHORIZED: "no project key",
+  ORDER_NOT_FOUND: "no order with this orderId",
+  RATE_LIMITED: "too many payment calls from this client IP (create-order's per-IP limit, its own " +
+    "count); see Retry-After",
+  PAYMENT_PROVIDER_ERROR: "Razorpay answered an error or nothing within PAYMENT_PROVIDER_TIMEOUT_MS; " +
+    "nothing was kept or stored: retry",
+  PAYMENT_PROVIDER_NOT_CONFIGURED: "RAZORPAY_KEY_ID and RAZORPAY_KEY_SECRET are not set",
+};
+
+/** The seven functions. */
 export const FUNCTIONS: FunctionDescription[] = [
   {
     path: "/create-order",
@@ -94,6 +115,57 @@ export const FUNCTIONS: FunctionDescription[] = [
       OUT_OF_STOCK: "an item wants more than its stock has left",
       IDEMPOTENCY_KEY_REUSED: "this key was used with another body",
       RATE_LIMITED: "too many orders from this client IP or for this buyer e-mail; see Retry-After",
+    },
+  },
+  {
+    path: "/start-payment",
+    method: "post",
+    operationId: "startPayment",
+    summary: "Open the Razorpay payment of a gateway order",
+    description: "For a `gateway` order in `payment_pending`: creates its Razorpay order (amount in paise, " +
+      "the order number as receipt, `notes: { orderId, storeId }`) once and keeps it, so every later call " +
+      "answers the same one without calling Razorpay; answers what Razorpay Checkout opens with. Any " +
+      "project key. No buyer data in the answer.",
+    access: "project",
+    parameters: [],
+    request: { schema: "StartPaymentRequest", required: true },
+    success: ["StartPaymentResponse"],
+    successDescription: "The payment to open (`Cache-Control: no-store`).",
+    errors: [..._PAYMENT_ERRORS, "ORDER_NOT_PAYABLE"],
+    errorWhen: {
+      ..._PAYMENT_WHEN,
+      ORDER_NOT_PAYABLE: "the order is not a gateway order awaiting its payment; details give its " +
+        "status and payment method",
+    },
+  },
+  {
+    path: "/verify-payment",
+    method: "post",
+    operationId: "verifyPayment",
+    summary: "Verify what Razorpay Checkout's handler received, and pay the order",
+    description: "Send what Checkout's `handler` received, with the order's id. The signature (hex " +
+      "HMAC-SHA256 of `razorpayOrderId|razorpayPaymentId` with the key secret) is checked in constant time; " +
+      "the payment is read from Razorpay, captured when only authorized, and decided as payment-webhook " +
+      "decides it (one decision per Razorpay payment, whichever of the two comes first). Any project key.",
+    access: "project",
+    parameters: [],
+    request: { schema: "VerifyPaymentRequest", required: true },
+    success: ["VerifyPaymentResponse"],
+    successDescription: "The payment was decided: `outcome` says how (`paid` when it paid the order).",
+    errors: [
+      ..._PAYMENT_ERRORS,
+      "PAYMENT_SIGNATURE_INVALID",
+      "PAYMENT_ORDER_MISMATCH",
+      "PAYMENT_NOT_CAPTURED",
+    ],
+    errorWhen: {
+      ..._PAYMENT_WHEN,
+      PAYMENT_SIGNATURE_INVALID: "razorpaySignature is not Razorpay's for this order and payment; nothing " +
+        "was stored",
+      PAYMENT_ORDER_MISMATCH: "razorpayOrderId is not the Razorpay order start-payment kept for this order " +
+        "(or the payment is not for it)",
+      PAYMENT_NOT_CAPTURED: "the payment is neither captured nor authorized (failed, refunded); details " +
+        "give its status",
     },
   },
   {

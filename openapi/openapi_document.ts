@@ -1,5 +1,5 @@
 /**
- * The OpenAPI 3.1 description of the functions, built from the zod schemas: the request schemas the
+ * The OpenAPI 3.1 description of the seven functions, built from the zod schemas: the request schemas the
  * functions parse with, the answers of `response_schemas.ts` and the error bodies of `error_schemas.ts`,
  * turned into JSON Schema 2020-12 (OpenAPI 3.1's dialect) by `z.toJSONSchema`; with the examples of
  * `operation_examples.ts` and `error_examples.ts` and the links of `links.ts`. Pure: `deno task openapi`
@@ -11,12 +11,16 @@ import { CreateOrderRequestSchema } from "../supabase/functions/create-order/req
 import { DrainRequestSchema } from "../supabase/functions/outbox-drain/request_schema.ts";
 import { RazorpayEventSchema } from "../supabase/functions/_shared/payments/razorpay_webhook.ts";
 import { StatusMoveRequestSchema } from "../supabase/functions/update-order-status/request_schema.ts";
+import { StartPaymentRequestSchema } from "../supabase/functions/start-payment/request_schema.ts";
+import { VerifyPaymentRequestSchema } from "../supabase/functions/verify-payment/request_schema.ts";
 import { errorBodySchema, errorSchemaName } from "./error_schemas.ts";
 import {
   CreateOrderResponse,
   DrainResponse,
+  StartPaymentResponse,
   StatusMoveResponse,
   TrackOrderResponse,
+  VerifyPaymentResponse,
   WebhookConfirmationResponse,
   WebhookIgnoredResponse,
 } from "./response_schemas.ts";
@@ -36,6 +40,10 @@ function _componentSchemas(): Record<string, Json> {
     ["CreateOrderResponse", CreateOrderResponse],
     ["StatusMoveRequest", StatusMoveRequestSchema],
     ["StatusMoveResponse", StatusMoveResponse],
+    ["StartPaymentRequest", StartPaymentRequestSchema],
+    ["StartPaymentResponse", StartPaymentResponse],
+    ["VerifyPaymentRequest", VerifyPaymentRequestSchema],
+    ["VerifyPaymentResponse", VerifyPaymentResponse],
     ["RazorpayEvent", RazorpayEventSchema],
     ["WebhookIgnoredResponse", WebhookIgnoredResponse],
     ["WebhookConfirmationResponse", WebhookConfirmationResponse],
@@ -134,12 +142,14 @@ export function buildOpenApiDocument(functions: FunctionDescription[] = FUNCTION
       version: "1.0.0",
       description: [
         "The order functions of a store on Supabase: a storefront creates orders (create-order) and shows",
-        "a guest its order (track-order); the seller moves orders (update-order-status); the payment",
-        "gateway confirms payments (payment-webhook); cron drains the e-mail outbox (outbox-drain).",
+        "a guest its order (track-order), and opens and verifies a gateway payment (start-payment,",
+        "verify-payment); the seller moves orders (update-order-status); the payment gateway confirms",
+        "payments (payment-webhook); cron drains the e-mail outbox (outbox-drain).",
         "Every answer carries x-request-id. Every failure is `{ success: false, error: { code, message,",
         "details? } }`, `details` typed per code (components.schemas.<Code>Error), and means nothing was",
         "stored. Any method a path does not list (besides OPTIONS) is 405 METHOD_NOT_ALLOWED with `Allow`.",
-        "Amounts are decimals in the store's currency (rupees with paise for INR).",
+        "Amounts are decimals in the store's currency (rupees with paise for INR), except start-payment's",
+        "`amount`, in paise (minor units) as Razorpay Checkout takes it.",
       ].join(" "),
     },
     servers: [

@@ -227,6 +227,53 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
       },
     },
   },
+  startPayment: {
+    request: {
+      order: { summary: "Open the payment of a gateway order", value: { orderId: EXAMPLE_IDS.order } },
+    },
+    success: {
+      razorpay: {
+        summary: "The Razorpay order to open Checkout with (amount in paise)",
+        value: {
+          success: true,
+          orderId: EXAMPLE_IDS.order,
+          orderNumber: "ORD-2026-000042",
+          provider: "razorpay",
+          keyId: "rzp_test_1DP5mmOlF5G5ag",
+          providerOrderId: "order_EKwxwAgItmmXdp",
+          amount: 101694,
+          currency: "INR",
+          method: "upi",
+          storeName: "Chai & Co.",
+        },
+      },
+    },
+  },
+  verifyPayment: {
+    request: {
+      handler: {
+        summary: "What Checkout's handler received, with the order it paid",
+        value: {
+          orderId: EXAMPLE_IDS.order,
+          razorpayOrderId: "order_EKwxwAgItmmXdp",
+          razorpayPaymentId: "pay_29QQoUBi66xm2f",
+          razorpaySignature: "9ef4dffbfd84f1318f6739a3ce19f9d85851857ae648f114332d8401e0949a3d",
+        },
+      },
+    },
+    success: {
+      paid: {
+        summary: "The payment was captured and pays the order",
+        value: {
+          success: true,
+          orderId: EXAMPLE_IDS.order,
+          orderNumber: "ORD-2026-000042",
+          status: "paid",
+          outcome: "paid",
+        },
+      },
+    },
+  },
   drainOutbox: {
     request: {
       cron: { summary: "What pg_cron posts every minute: the defaults", value: {} },

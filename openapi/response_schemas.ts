@@ -59,6 +59,35 @@ export const WebhookConfirmationResponse = z.strictObject({
   replayed: z.boolean().meta({ description: "this event was received before; the first decision stands" }),
 });
 
+/** start-payment's 200: what Razorpay Checkout opens with. No buyer data. */
+export const StartPaymentResponse = z.strictObject({
+  success: z.literal(true),
+  orderId: Uuid,
+  orderNumber: OrderNumber,
+  provider: z.literal("razorpay"),
+  keyId: z.string().meta({ description: "the public key id: Checkout's `key`" }),
+  providerOrderId: z.string().meta({
+    description: "the Razorpay order kept for this order (one per order): Checkout's `order_id`",
+    examples: ["order_IluGWxBm9U8zJ8"],
+  }),
+  amount: z.int().min(0).meta({ description: "finalAmount in paise (minor units): Checkout's `amount`" }),
+  currency: z.string().regex(/^[A-Z]{3}$/),
+  method: z.enum(["card", "upi", "wallet"]).meta({
+    description:
+      "the gateway method the order was priced with: offer Checkout only this one (config.display)",
+  }),
+  storeName: z.string().meta({ description: "Checkout's `name`" }),
+});
+
+/** verify-payment's 200: what the payment decided, as payment-webhook decides it. */
+export const VerifyPaymentResponse = z.strictObject({
+  success: z.literal(true),
+  orderId: Uuid,
+  orderNumber: OrderNumber,
+  status: OrderStatus.meta({ description: "the order's status now: `paid` when this payment paid it" }),
+  outcome: z.enum(PAYMENT_OUTCOMES).meta({ description: "the ledger's decision (payment-webhook's table)" }),
+});
+
 /** track-order's 200: what a guest tracking link shows, never contact data. */
 export const TrackOrderResponse = z.strictObject({
   success: z.literal(true),

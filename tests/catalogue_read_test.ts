@@ -19,6 +19,7 @@ const PRIVATE_TABLES = [
   "idempotency_keys",
   "order_rate_limits",
   "payments",
+  "payment_provider_orders",
 ];
 
 const _ids = (rows: { id: string }[] | null) => (rows ?? []).map((row) => row.id).sort();

@@ -3,7 +3,7 @@
  * from, and what `client/package.json` points at.
  */
 import assert from "node:assert/strict";
-import { buildClient, CLIENT_BUNDLE, CLIENT_DIST, clientDeclarations } from "../client/build_client.ts";
+import { buildClient, CLIENT_BUNDLE, CLIENT_DIST, clientDeclarations } from "../local/build_client.ts";
 import * as client from "../client/mod.ts";
 
 async function _committed(dir: URL, prefix = ""): Promise<Map<string, string>> {

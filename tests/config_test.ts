@@ -182,3 +182,43 @@ Deno.test("parseConfig() refuses a rate-limit window longer than the 2 days wind
     172800,
   );
 });
+
+Deno.test("parseConfig() reads Razorpay's key id and secret together, or neither (payments then answer 503)", () => {
+  assert.equal(parseConfig(BASE).razorpay, null);
+  assert.deepEqual(
+    parseConfig({ ...BASE, RAZORPAY_KEY_ID: "rzp_test_abc", RAZORPAY_KEY_SECRET: "secret" }).razorpay,
+    { keyId: "rzp_test_abc", keySecret: "secret" },
+  );
+  assert.equal(
+    failure({ ...BASE, RAZORPAY_KEY_ID: "rzp_test_abc" }),
+    "RAZORPAY_KEY_SECRET is not set: Razorpay's API needs its key id and secret together",
+  );
+  assert.equal(
+    failure({ ...BASE, RAZORPAY_KEY_SECRET: "secret" }),
+    "RAZORPAY_KEY_ID is not set: Razorpay's API needs its key id and secret together",
+  );
+});
+
+Deno.test("parseConfig() calls https://api.razorpay.com unless RAZORPAY_API_URL names another, with 5000 ms a call by default", () => {
+  assert.equal(parseConfig(BASE).razorpayApiUrl, "https://api.razorpay.com");
+  assert.equal(parseConfig(BASE).paymentProviderTimeoutMs, 5_000);
+  const local = parseConfig({
+    ...BASE,
+    RAZORPAY_API_URL: "http://127.0.0.1:4010/",
+    PAYMENT_PROVIDER_TIMEOUT_MS: "800",
+  });
+  assert.equal(local.razorpayApiUrl, "http://127.0.0.1:4010");
+  assert.equal(local.paymentProviderTimeoutMs, 800);
+  assert.equal(
+    failure({ ...BASE, RAZORPAY_API_URL: "api.razorpay.com" }),
+    'RAZORPAY_API_URL must be an absolute URL: got "api.razorpay.com"',
+  );
+  assert.equal(
+    failure({ ...BASE, PAYMENT_PROVIDER_TIMEOUT_MS: "0" }),
+    "PAYMENT_PROVIDER_TIMEOUT_MS must be at least 1",
+  );
+  assert.equal(
+    failure({ ...BASE, PAYMENT_PROVIDER_TIMEOUT_MS: "60000" }),
+    "PAYMENT_PROVIDER_TIMEOUT_MS must be at most 30000: got 60000",
+  );
+});

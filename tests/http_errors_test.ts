@@ -10,6 +10,7 @@ Deno.test("ERROR_STATUS maps every contract code to its status", () => {
     VALIDATION_FAILED: 400,
     PRICE_MISMATCH: 400,
     VARIANT_REQUIRED: 400,
+    PAYMENT_SIGNATURE_INVALID: 400,
     UNAUTHORIZED: 401,
     STORE_NOT_FOUND: 404,
     PRODUCT_NOT_FOUND: 404,
@@ -20,10 +21,15 @@ Deno.test("ERROR_STATUS maps every contract code to its status", () => {
     IDEMPOTENCY_KEY_IN_USE: 409,
     INVALID_TRANSITION: 409,
     OUT_OF_STOCK: 409,
+    ORDER_NOT_PAYABLE: 409,
+    PAYMENT_ORDER_MISMATCH: 409,
+    PAYMENT_NOT_CAPTURED: 409,
     PAYLOAD_TOO_LARGE: 413,
     IDEMPOTENCY_KEY_REUSED: 422,
     RATE_LIMITED: 429,
     INTERNAL_ERROR: 500,
+    PAYMENT_PROVIDER_ERROR: 502,
+    PAYMENT_PROVIDER_NOT_CONFIGURED: 503,
   });
 });
 
@@ -58,6 +64,34 @@ Deno.test("renderError() hides an internal error's own message too", () => {
   assert.equal(rendered.body.error.message, "Internal error");
 });
 
+Deno.test("renderError() answers a payment provider's failure with its code and a fixed sentence, never the provider's words", () => {
+  const rendered = renderError(
+    new OrderError("PAYMENT_PROVIDER_ERROR", "Razorpay said: key rzp_test_x is wrong", {
+      details: { description: "Authentication failed" },
+      cause: new Error("401"),
+    }),
+  );
+  assert.deepEqual(rendered, {
+    status: 502,
+    body: {
+      success: false,
+      error: {
+        code: "PAYMENT_PROVIDER_ERROR",
+        message: "The payment provider answered an error or did not answer in time; nothing was kept",
+      },
+    },
+    headers: {},
+  });
+  const unconfigured = renderError(
+    new OrderError("PAYMENT_PROVIDER_NOT_CONFIGURED", "RAZORPAY_KEY_ID unset"),
+  );
+  assert.equal(unconfigured.status, 503);
+  assert.equal(
+    unconfigured.body.error.message,
+    "Payments through the gateway are not configured for this store",
+  );
+});
+
 Deno.test("mapDatabaseError() maps our SQL functions' SQLSTATEs by code", async (t) => {
   const cases: [string, string, number][] = [
     ["OCS04", "STORE_NOT_FOUND", 404],
@@ -73,6 +107,7 @@ Deno.test("mapDatabaseError() maps our SQL functions' SQLSTATEs by code", async 
     ["OCT01", "INVALID_TRANSITION", 409],
     ["OCN00", "VALIDATION_FAILED", 400],
     ["OCQ09", "OUT_OF_STOCK", 409],
+    ["OCY09", "ORDER_NOT_PAYABLE", 409],
     ["OCA00", "INTERNAL_ERROR", 500],
     ["OCA01", "INTERNAL_ERROR", 500],
     ["OCT00", "INTERNAL_ERROR", 500],

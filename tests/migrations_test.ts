@@ -22,6 +22,7 @@ const TABLES = [
   "order_rate_limits",
   "order_status_history",
   "orders",
+  "payment_provider_orders",
   "payments",
   "product_variants",
   "products",

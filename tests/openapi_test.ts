@@ -38,8 +38,10 @@ Deno.test("openapi.json describes every function with an operation and a CORS pr
     "/create-order",
     "/outbox-drain",
     "/payment-webhook",
+    "/start-payment",
     "/track-order",
     "/update-order-status",
+    "/verify-payment",
   ]);
   for (const fn of FUNCTIONS) {
     assert.ok(document.paths[fn.path][fn.method], `${fn.method} ${fn.path}`);

@@ -35,13 +35,16 @@ const SOME_COLUMN: Record<string, string> = {
   payments: "received_at",
   idempotency_keys: "created_at",
   order_rate_limits: "hits",
+  payment_provider_orders: "created_at",
 };
 
 /** The functions that write today: the catalogue below must find each of them. */
 const KNOWN_WRITERS = [
+  "begin_payment",
   "claim_due_emails",
   "confirm_payment",
   "create_order",
+  "keep_provider_order",
   "move_order_status",
   "purge_expired_order_guards",
   "record_email_results",
@@ -113,6 +116,12 @@ for (const { name, db } of await testDatabases()) {
         [store.storeId, orderId],
       ],
       ["a rate-limit window reset", "delete from public.order_rate_limits", []],
+      [
+        "a provider order kept for an order, for another amount",
+        `insert into public.payment_provider_orders (order_id, provider, provider_order_id, amount, currency)
+         values ($1, 'razorpay', 'order_forged', 1.00, 'INR')`,
+        [orderId],
+      ],
       [
         "an order counter turned back",
         "update public.order_counters set last_sequence = 1 where store_id = $1",

@@ -102,6 +102,7 @@ Deno.test("paymentWebhookHandler() needs no API key: the signature admits Razorp
     orderId: ORDER_ID,
     amountMinor: 100,
     currency: "INR",
+    method: "upi",
   });
 });
 

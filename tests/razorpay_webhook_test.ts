@@ -57,7 +57,7 @@ Deno.test("requireRazorpaySignature() throws UNAUTHORIZED for a missing or wrong
   }
 });
 
-Deno.test("readRazorpayEvent() reads payment.captured's payment: id, paise, currency and notes.orderId", () => {
+Deno.test("readRazorpayEvent() reads payment.captured's payment: id, paise, currency, method and notes.orderId", () => {
   const event = paymentCapturedEvent({ orderId: ORDER_ID, amount: 101694, paymentId: "pay_DESyzxuld02Zul" });
   assert.deepEqual(readRazorpayEvent(event, "evt_1"), {
     event: "payment.captured",
@@ -68,6 +68,7 @@ Deno.test("readRazorpayEvent() reads payment.captured's payment: id, paise, curr
       orderId: ORDER_ID,
       amountMinor: 101694,
       currency: "INR",
+      method: "upi",
     },
   });
 });

@@ -18,6 +18,7 @@ const PRIVATE_TABLES = [
   "idempotency_keys",
   "order_rate_limits",
   "payments",
+  "payment_provider_orders",
 ];
 const UPDATABLE_COLUMN: Record<string, string> = {
   order_counters: "updated_at",

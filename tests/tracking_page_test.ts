@@ -69,6 +69,39 @@ async function linesFor(answer: unknown): Promise<string[]> {
   return renderedLines(main);
 }
 
+Deno.test("the tracking page offers a 'Pay ₹… now' button while a gateway order awaits its payment, and none otherwise", async (t) => {
+  const cases: [string, Record<string, unknown>, boolean][] = [
+    ["a gateway order awaiting payment", { status: "payment_pending", paymentMethod: "gateway" }, true],
+    ["a paid gateway order", { status: "paid", paymentMethod: "gateway" }, false],
+    ["a cancelled gateway order", { status: "cancelled", paymentMethod: "gateway" }, false],
+    [
+      "a upi_direct order awaiting payment",
+      { status: "payment_pending", paymentMethod: "upi_direct" },
+      false,
+    ],
+  ];
+  for (const [label, fields, offered] of cases) {
+    await t.step(label, async () => {
+      const lines = await linesFor({ ...shippedAnswer(null), ...fields });
+      assert.deepEqual(
+        lines.filter((line) => line.startsWith("<button>")),
+        offered ? ["<button> Pay ₹715.45 now"] : [],
+      );
+    });
+  }
+});
+
+Deno.test("trackingPage() gives the page the stack's anon key and its fake Razorpay's checkout script", async () => {
+  const html = await trackingPage("http://127.0.0.1:5555", {
+    anonKey: "local-anon",
+    checkoutScriptUrl: "http://127.0.0.1:6666/v1/checkout.js",
+  }).text();
+  assert.ok(html.includes('const PUBLIC_KEY = "local-anon";'));
+  assert.ok(html.includes('const LOCAL_CHECKOUT_SCRIPT = "http://127.0.0.1:6666/v1/checkout.js";'));
+  // a real key id loads Razorpay's own script
+  assert.ok(html.includes('"https://checkout.razorpay.com/v1/checkout.js"'));
+});
+
 Deno.test("the tracking page shows the parcel as text, and links it only to an http(s) address", async (t) => {
   const cases: [string, unknown, string[]][] = [
     ["carrier, number and link", {

@@ -5,6 +5,7 @@ var ERROR_CODES = [
   "VALIDATION_FAILED",
   "PRICE_MISMATCH",
   "VARIANT_REQUIRED",
+  "PAYMENT_SIGNATURE_INVALID",
   "UNAUTHORIZED",
   "STORE_NOT_FOUND",
   "PRODUCT_NOT_FOUND",
@@ -15,10 +16,15 @@ var ERROR_CODES = [
   "IDEMPOTENCY_KEY_IN_USE",
   "INVALID_TRANSITION",
   "OUT_OF_STOCK",
+  "ORDER_NOT_PAYABLE",
+  "PAYMENT_ORDER_MISMATCH",
+  "PAYMENT_NOT_CAPTURED",
   "PAYLOAD_TOO_LARGE",
   "IDEMPOTENCY_KEY_REUSED",
   "RATE_LIMITED",
-  "INTERNAL_ERROR"
+  "INTERNAL_ERROR",
+  "PAYMENT_PROVIDER_ERROR",
+  "PAYMENT_PROVIDER_NOT_CONFIGURED"
 ];
 var CREATE_ORDER_ERROR_CODES = [
   "INVALID_JSON",
@@ -38,58 +44,53 @@ var CREATE_ORDER_ERROR_CODES = [
   "INTERNAL_ERROR"
 ];
 
-// client/create_order.ts
-async function createOrder(supabase, body, options = {}) {
-  _requireSendable(supabase, body);
-  const idempotencyKey = options.idempotencyKey ?? crypto.randomUUID();
+// client/function_call.ts
+async function callFunction(supabase, name, body, options) {
   let result;
   try {
-    result = await supabase.functions.invoke("create-order", {
+    result = await supabase.functions.invoke(name, {
       body,
-      headers: {
-        "Idempotency-Key": idempotencyKey
-      },
+      headers: options.headers ?? {},
       signal: options.signal
     });
   } catch (error2) {
-    return _failure("NETWORK_ERROR", 0, _messageOf(error2), null, idempotencyKey);
+    return _failure("NETWORK_ERROR", 0, _messageOf(error2), null);
   }
   const { data, error, response } = result;
   if (!error) {
-    if (!_isCreatedOrder(data)) {
-      return _failure("UNEXPECTED_RESPONSE", response?.status ?? 200, "not create-order's answer", response, idempotencyKey);
+    if (!options.isSuccess(data)) {
+      return _failure("UNEXPECTED_RESPONSE", response?.status ?? 200, `not ${name}'s answer`, response);
     }
     return {
       ok: true,
-      order: data,
-      replayed: response?.headers.get("idempotent-replayed") === "true",
-      requestId: response?.headers.get("x-request-id") ?? null,
-      idempotencyKey
+      data,
+      response,
+      requestId: response?.headers.get("x-request-id") ?? null
     };
   }
-  const name = error.name;
+  const errorName = error.name;
   const context = error.context;
-  if (name === "FunctionsHttpError" && context instanceof Response) {
-    return await _httpFailure(context, idempotencyKey);
+  if (errorName === "FunctionsHttpError" && context instanceof Response) {
+    return await _httpFailure(context, options.knownCodes);
   }
-  if (name === "FunctionsRelayError" && context instanceof Response) {
-    return _failure("UNEXPECTED_RESPONSE", context.status, "the gateway could not reach the function", context, idempotencyKey);
+  if (errorName === "FunctionsRelayError" && context instanceof Response) {
+    return _failure("UNEXPECTED_RESPONSE", context.status, "the gateway could not reach the function", context);
   }
-  return _failure("NETWORK_ERROR", 0, _messageOf(context ?? error), null, idempotencyKey);
+  return _failure("NETWORK_ERROR", 0, _messageOf(context ?? error), null);
 }
-async function _httpFailure(response, idempotencyKey) {
+async function _httpFailure(response, knownCodes) {
   let body;
   try {
     body = JSON.parse(await response.text());
   } catch {
-    return _failure("UNEXPECTED_RESPONSE", response.status, "the answer is not JSON", response, idempotencyKey);
+    return _failure("UNEXPECTED_RESPONSE", response.status, "the answer is not JSON", response);
   }
   const error = body?.error;
   if (typeof error?.code !== "string" || typeof error.message !== "string") {
-    return _failure("UNEXPECTED_RESPONSE", response.status, "the answer is not an error body", response, idempotencyKey);
+    return _failure("UNEXPECTED_RESPONSE", response.status, "the answer is not an error body", response);
   }
-  if (!_KNOWN_CODES.has(error.code)) {
-    return _failure("UNEXPECTED_RESPONSE", response.status, `unknown code ${error.code}: ${error.message}`, response, idempotencyKey);
+  if (!knownCodes.has(error.code)) {
+    return _failure("UNEXPECTED_RESPONSE", response.status, `unknown code ${error.code}: ${error.message}`, response);
   }
   const retryAfter = Number(response.headers.get("retry-after"));
   return {
@@ -99,11 +100,10 @@ async function _httpFailure(response, idempotencyKey) {
     message: error.message,
     details: error.details,
     retryAfter: Number.isInteger(retryAfter) && retryAfter > 0 ? retryAfter : null,
-    requestId: response.headers.get("x-request-id"),
-    idempotencyKey
+    requestId: response.headers.get("x-request-id")
   };
 }
-function _failure(code, status, message, response, idempotencyKey) {
+function _failure(code, status, message, response) {
   if (response && !response.bodyUsed) response.body?.cancel().catch(() => {
   });
   return {
@@ -113,7 +113,35 @@ function _failure(code, status, message, response, idempotencyKey) {
     message,
     details: void 0,
     retryAfter: null,
-    requestId: response?.headers.get("x-request-id") ?? null,
+    requestId: response?.headers.get("x-request-id") ?? null
+  };
+}
+function messageOf(error) {
+  return error instanceof Error ? error.message : String(error);
+}
+var _messageOf = messageOf;
+
+// client/create_order.ts
+async function createOrder(supabase, body, options = {}) {
+  _requireSendable(supabase, body);
+  const idempotencyKey = options.idempotencyKey ?? crypto.randomUUID();
+  const result = await callFunction(supabase, "create-order", body, {
+    headers: {
+      "Idempotency-Key": idempotencyKey
+    },
+    signal: options.signal,
+    knownCodes: _KNOWN_CODES,
+    isSuccess: _isCreatedOrder
+  });
+  if (!result.ok) return {
+    ...result,
+    idempotencyKey
+  };
+  return {
+    ok: true,
+    order: result.data,
+    replayed: result.response?.headers.get("idempotent-replayed") === "true",
+    requestId: result.requestId,
     idempotencyKey
   };
 }
@@ -128,7 +156,7 @@ function _requireSendable(supabase, body) {
   try {
     JSON.stringify(body);
   } catch (error) {
-    throw new TypeError(`createOrder: the body cannot be sent as JSON: ${_messageOf(error)}`, {
+    throw new TypeError(`createOrder: the body cannot be sent as JSON: ${messageOf(error)}`, {
       cause: error
     });
   }
@@ -137,11 +165,87 @@ function _isCreatedOrder(data) {
   const order = data;
   return order?.success === true && typeof order.orderId === "string" && typeof order.orderNumber === "string" && typeof order.finalAmount === "number";
 }
-function _messageOf(error) {
-  return error instanceof Error ? error.message : String(error);
+
+// client/payment_types.ts
+var START_PAYMENT_ERROR_CODES = [
+  "INVALID_JSON",
+  "VALIDATION_FAILED",
+  "REQUEST_TIMEOUT",
+  "PAYLOAD_TOO_LARGE",
+  "INTERNAL_ERROR",
+  "UNAUTHORIZED",
+  "ORDER_NOT_FOUND",
+  "RATE_LIMITED",
+  "PAYMENT_PROVIDER_ERROR",
+  "PAYMENT_PROVIDER_NOT_CONFIGURED",
+  "ORDER_NOT_PAYABLE"
+];
+var VERIFY_PAYMENT_ERROR_CODES = [
+  "INVALID_JSON",
+  "VALIDATION_FAILED",
+  "REQUEST_TIMEOUT",
+  "PAYLOAD_TOO_LARGE",
+  "INTERNAL_ERROR",
+  "UNAUTHORIZED",
+  "ORDER_NOT_FOUND",
+  "RATE_LIMITED",
+  "PAYMENT_PROVIDER_ERROR",
+  "PAYMENT_PROVIDER_NOT_CONFIGURED",
+  "PAYMENT_SIGNATURE_INVALID",
+  "PAYMENT_ORDER_MISMATCH",
+  "PAYMENT_NOT_CAPTURED"
+];
+
+// client/payments.ts
+var _START_CODES = new Set(START_PAYMENT_ERROR_CODES);
+var _VERIFY_CODES = new Set(VERIFY_PAYMENT_ERROR_CODES);
+async function startPayment(supabase, body, options = {}) {
+  _requireClient(supabase, "startPayment");
+  const result = await callFunction(supabase, "start-payment", {
+    orderId: body.orderId
+  }, {
+    signal: options.signal,
+    knownCodes: _START_CODES,
+    isSuccess: (data) => data?.success === true && typeof data.providerOrderId === "string" && typeof data.amount === "number"
+  });
+  if (!result.ok) return result;
+  return {
+    ok: true,
+    payment: result.data,
+    requestId: result.requestId
+  };
+}
+async function verifyPayment(supabase, body, options = {}) {
+  _requireClient(supabase, "verifyPayment");
+  const { orderId, razorpayOrderId, razorpayPaymentId, razorpaySignature } = body;
+  const result = await callFunction(supabase, "verify-payment", {
+    orderId,
+    razorpayOrderId,
+    razorpayPaymentId,
+    razorpaySignature
+  }, {
+    signal: options.signal,
+    knownCodes: _VERIFY_CODES,
+    isSuccess: (data) => data?.success === true && typeof data.outcome === "string" && typeof data.status === "string"
+  });
+  if (!result.ok) return result;
+  return {
+    ok: true,
+    verification: result.data,
+    requestId: result.requestId
+  };
+}
+function _requireClient(supabase, name) {
+  if (typeof supabase?.functions?.invoke !== "function") {
+    throw new TypeError(`${name}: the first argument must be a supabase-js client (createClient(url, key))`);
+  }
 }
 export {
   CREATE_ORDER_ERROR_CODES,
   ERROR_CODES,
-  createOrder
+  START_PAYMENT_ERROR_CODES,
+  VERIFY_PAYMENT_ERROR_CODES,
+  createOrder,
+  startPayment,
+  verifyPayment
 };

@@ -1,8 +1,9 @@
 // The example checkout: the catalogue read with supabase-js under RLS (the anon key sees active products
-// only), a cart, and the order placed with the typed client, each outcome shown as the README's table
-// says. Plain JavaScript for the browser: no build step.
+// only), a cart, the order placed with the typed client, each outcome shown as the README's table says,
+// and a gateway order paid through Razorpay Checkout (start-payment, Checkout, verify-payment). Plain
+// JavaScript for the browser: no build step.
 import { createClient } from "@supabase/supabase-js";
-import { createOrder } from "create-order-client";
+import { createOrder, startPayment, verifyPayment } from "create-order-client";
 import config from "./config.js";
 
 const supabase = createClient(config.supabaseUrl, config.anonKey, { auth: { persistSession: false } });
@@ -302,14 +303,17 @@ async function showOutcome(result) {
   const reference = result.requestId ? `Reference: ${result.requestId}` : null;
   const lineName = (index) => state.cart[index]?.name ?? "An item";
   if (result.ok) {
+    const gateway = state.attempt?.body.paymentMethod === "gateway";
     state.attempt = null;
     state.cart = [];
     renderCart();
     const { orderNumber, totalAmount, checkoutFee, finalAmount } = result.order;
-    return show("placed", `Thank you! Order ${orderNumber} is placed`, [
+    show("placed", `Thank you! Order ${orderNumber} is placed`, [
       `To pay: ${money(finalAmount)} (${money(totalAmount)} and a ${money(checkoutFee)} payment fee).`,
       "A confirmation is on its way to your e-mail.",
     ], "placed");
+    if (gateway) offerPayment(result.order);
+    return;
   }
   switch (result.code) {
     case "VALIDATION_FAILED": {
@@ -429,6 +433,94 @@ function show(kind, title, lines, outcome = kind, reference = null) {
   );
   $("#result").replaceChildren(box);
   $("#result").dataset.outcome = outcome;
+}
+
+/** A "Pay now" button under a placed gateway order: start-payment, Razorpay Checkout, verify-payment. */
+function offerPayment(order) {
+  const pay = element("button", { type: "button", id: "pay-now" }, `Pay ${money(order.finalAmount)} now`);
+  const note = element("p", { className: "muted" });
+  pay.addEventListener("click", () => payNow(order, pay, note));
+  $("#result .outcome").append(pay, note);
+}
+
+/** Razorpay's own Checkout script, or the local stack's fake for a local key id (rzp_local_…). */
+function loadCheckout(keyId) {
+  const src = keyId.startsWith("rzp_local_") && config.localCheckoutScript
+    ? config.localCheckoutScript
+    : "https://checkout.razorpay.com/v1/checkout.js";
+  if (document.querySelector(`script[src="${src}"]`)) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    document.head.append(element("script", { src, onload: resolve, onerror: reject }));
+  });
+}
+
+async function payNow(order, pay, note) {
+  pay.disabled = true;
+  note.textContent = "Opening the payment…";
+  const started = await startPayment(supabase, { orderId: order.orderId });
+  if (!started.ok) {
+    note.textContent = started.code === "ORDER_NOT_PAYABLE"
+      ? "This order takes no payment now."
+      : "The payment could not be opened. Please try again in a moment.";
+    pay.disabled = started.code === "ORDER_NOT_PAYABLE";
+    return;
+  }
+  const payment = started.payment;
+  try {
+    await loadCheckout(payment.keyId);
+  } catch {
+    note.textContent = "The payment page could not be loaded. Please try again.";
+    pay.disabled = false;
+    return;
+  }
+  note.textContent = "";
+  const checkout = new globalThis.Razorpay({
+    key: payment.keyId,
+    order_id: payment.providerOrderId,
+    amount: payment.amount,
+    currency: payment.currency,
+    name: payment.storeName,
+    description: `Order ${payment.orderNumber}`,
+    notes: { orderId: payment.orderId },
+    // the fee was priced for this method: Checkout offers only it
+    config: {
+      display: {
+        blocks: { order: { name: "Pay with", instruments: [{ method: payment.method }] } },
+        sequence: ["block.order"],
+        preferences: { show_default_blocks: false },
+      },
+    },
+    handler: (response) => confirmPayment(payment, response, pay, note),
+    modal: {
+      ondismiss: () => {
+        pay.disabled = false;
+      },
+    },
+  });
+  checkout.on("payment.failed", () => {
+    note.textContent = "The payment failed. You can try again in the payment window.";
+  });
+  checkout.open();
+}
+
+async function confirmPayment(payment, response, pay, note) {
+  note.textContent = "Confirming your payment…";
+  const verified = await verifyPayment(supabase, {
+    orderId: payment.orderId,
+    razorpayOrderId: response.razorpay_order_id,
+    razorpayPaymentId: response.razorpay_payment_id,
+    razorpaySignature: response.razorpay_signature,
+  });
+  if (verified.ok && verified.verification.status === "paid") {
+    pay.remove();
+    return show("paid", `Paid: thank you!`, [
+      `Order ${payment.orderNumber} is paid. The shop will e-mail you when it ships.`,
+    ], "paid");
+  }
+  // the webhook still confirms a payment that really arrived; the buyer's e-mail says so when it does
+  note.textContent =
+    "We could not confirm your payment yet. If money left your account, the shop will see it.";
+  pay.disabled = false;
 }
 
 form.elements.payment.addEventListener("change", () => {

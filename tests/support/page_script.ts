@@ -1,7 +1,7 @@
 /**
  * Runs the tracking page's script without a browser: the page's own module script, given a document that
  * keeps only what the page may use (elements built with `createElement`, `textContent`, `href`, `rel`,
- * `replaceChildren`; no HTML parsing at all), the link's `location` and a `fetch`. What it rendered is read
+ * `replaceChildren`, `append`, `addEventListener`; no HTML parsing at all), the link's `location` and a `fetch`. What it rendered is read
  * back as lines of text, each link with its address.
  */
 
@@ -10,6 +10,10 @@ export class PageElement {
   children: PageElement[] = [];
   href?: string;
   rel?: string;
+  type?: string;
+  disabled?: boolean;
+  /** What the page listens for on the element, by event name. */
+  listeners: Record<string, (() => unknown)[]> = {};
   #text = "";
 
   constructor(readonly tagName: string) {}
@@ -30,6 +34,10 @@ export class PageElement {
 
   append(...nodes: PageElement[]): void {
     this.children.push(...nodes);
+  }
+
+  addEventListener(event: string, listener: () => unknown): void {
+    (this.listeners[event] ??= []).push(listener);
   }
 }
 

@@ -15,6 +15,7 @@ export const ORDER_TABLES = [
   "payments",
   "idempotency_keys",
   "order_rate_limits",
+  "payment_provider_orders",
 ] as const;
 
 /** One function of `public`, as the checks need it. */

@@ -66,7 +66,7 @@ export interface CreatedOrder {
     status: "payment_pending";
 }
 /** Every error code the functions answer, as the contract lists them. */
-export declare const ERROR_CODES: readonly ["INVALID_JSON", "VALIDATION_FAILED", "PRICE_MISMATCH", "VARIANT_REQUIRED", "UNAUTHORIZED", "STORE_NOT_FOUND", "PRODUCT_NOT_FOUND", "VARIANT_NOT_FOUND", "ORDER_NOT_FOUND", "METHOD_NOT_ALLOWED", "REQUEST_TIMEOUT", "IDEMPOTENCY_KEY_IN_USE", "INVALID_TRANSITION", "OUT_OF_STOCK", "PAYLOAD_TOO_LARGE", "IDEMPOTENCY_KEY_REUSED", "RATE_LIMITED", "INTERNAL_ERROR"];
+export declare const ERROR_CODES: readonly ["INVALID_JSON", "VALIDATION_FAILED", "PRICE_MISMATCH", "VARIANT_REQUIRED", "PAYMENT_SIGNATURE_INVALID", "UNAUTHORIZED", "STORE_NOT_FOUND", "PRODUCT_NOT_FOUND", "VARIANT_NOT_FOUND", "ORDER_NOT_FOUND", "METHOD_NOT_ALLOWED", "REQUEST_TIMEOUT", "IDEMPOTENCY_KEY_IN_USE", "INVALID_TRANSITION", "OUT_OF_STOCK", "ORDER_NOT_PAYABLE", "PAYMENT_ORDER_MISMATCH", "PAYMENT_NOT_CAPTURED", "PAYLOAD_TOO_LARGE", "IDEMPOTENCY_KEY_REUSED", "RATE_LIMITED", "INTERNAL_ERROR", "PAYMENT_PROVIDER_ERROR", "PAYMENT_PROVIDER_NOT_CONFIGURED"];
 /** An error code of the functions. */
 export type ErrorCode = typeof ERROR_CODES[number];
 /** The codes create-order answers (the others belong to the seller's and the gateway's functions). */
@@ -135,6 +135,15 @@ export interface ErrorDetailsByCode {
         allowed: OrderStatus[];
     };
     OUT_OF_STOCK: StockShortage[];
+    /** Where the order stands: only a gateway order in payment_pending takes a payment. */
+    ORDER_NOT_PAYABLE: {
+        status: OrderStatus;
+        paymentMethod: PaymentMethod;
+    };
+    /** The payment's status at Razorpay (`failed`, `refunded`, ...). */
+    PAYMENT_NOT_CAPTURED: {
+        status: string;
+    };
 }
 /** The `details` of an error code. */
 export type ErrorDetails<C extends string> = C extends keyof ErrorDetailsByCode ? ErrorDetailsByCode[C] : undefined;

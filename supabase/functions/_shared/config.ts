@@ -38,11 +38,32 @@ export interface Config {
    */
   paymentWebhookTimeoutMs: number;
   /**
+   * Razorpay's API keys (RAZORPAY_KEY_ID and RAZORPAY_KEY_SECRET, Basic auth); null without them: start-payment
+   * and verify-payment then answer 503 PAYMENT_PROVIDER_NOT_CONFIGURED.
+   */
+  razorpay: RazorpayKeys | null;
+  /** RAZORPAY_API_URL: Razorpay's API (default https://api.razorpay.com), or the local stack's fake. */
+  razorpayApiUrl: string;
+  /** PAYMENT_PROVIDER_TIMEOUT_MS (default 5000): every call to Razorpay gives up after this. */
+  paymentProviderTimeoutMs: number;
+  /**
    * How long an order may stay unpaid before the outbox drain's run cancels it: UNPAID_GATEWAY_ORDER_MINUTES
    * (default 30) and UNPAID_UPI_DIRECT_ORDER_HOURS (default 72); 0 turns a method's cancellation off.
    */
   unpaidOrders: UnpaidOrderWindows;
 }
+
+/** Razorpay's API keys: the key id is public (Checkout shows it), the secret never leaves the server. */
+export interface RazorpayKeys {
+  keyId: string;
+  keySecret: string;
+}
+
+/** Razorpay's API, unless RAZORPAY_API_URL names another (the local stack's fake). */
+export const RAZORPAY_API_URL = "https://api.razorpay.com";
+
+/** The longest PAYMENT_PROVIDER_TIMEOUT_MS: a buyer waits on it, and Razorpay answers in well under this. */
+export const MAX_PAYMENT_PROVIDER_TIMEOUT_MS = 30_000;
 
 /** Razorpay counts a webhook not answered within this as failed, and retries it. */
 export const RAZORPAY_ANSWER_LIMIT_MS = 5_000;
@@ -139,6 +160,26 @@ function _trackingSecret(env: Record<string, string | undefined>, production: bo
   return secret;
 }
 
+function _razorpayKeys(env: Record<string, string | undefined>): RazorpayKeys | null {
+  const keyId = env.RAZORPAY_KEY_ID?.trim();
+  const keySecret = env.RAZORPAY_KEY_SECRET?.trim();
+  if (!keyId && !keySecret) return null;
+  if (!keyId || !keySecret) {
+    throw new ConfigError(
+      `${
+        keyId ? "RAZORPAY_KEY_SECRET" : "RAZORPAY_KEY_ID"
+      } is not set: Razorpay's API needs its key id and secret together`,
+    );
+  }
+  return { keyId, keySecret };
+}
+
+function _providerTimeout(env: Record<string, string | undefined>): number {
+  const ms = _upTo(env, "PAYMENT_PROVIDER_TIMEOUT_MS", 5_000, MAX_PAYMENT_PROVIDER_TIMEOUT_MS);
+  if (ms === 0) throw new ConfigError("PAYMENT_PROVIDER_TIMEOUT_MS must be at least 1");
+  return ms;
+}
+
 /** Reads the configuration from an environment object (Deno.env.toObject() in production). */
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const production = env.APP_ENV === "production" || Boolean(env.SB_REGION);
@@ -187,6 +228,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     },
     razorpayWebhookSecret: env.RAZORPAY_WEBHOOK_SECRET || null,
     paymentWebhookTimeoutMs: _paymentWebhookTimeout(env),
+    razorpay: _razorpayKeys(env),
+    razorpayApiUrl: env.RAZORPAY_API_URL ? _url("RAZORPAY_API_URL", env.RAZORPAY_API_URL) : RAZORPAY_API_URL,
+    paymentProviderTimeoutMs: _providerTimeout(env),
     unpaidOrders: {
       // at most a year: cancel_unpaid_orders refuses longer windows
       gatewayMinutes: _upTo(env, "UNPAID_GATEWAY_ORDER_MINUTES", 30, 525_600),

@@ -361,6 +361,41 @@ export type Database = {
           },
         ]
       }
+      payment_provider_orders: {
+        Row: {
+          amount: number
+          created_at: string
+          currency: string
+          order_id: string
+          provider: string
+          provider_order_id: string
+        }
+        Insert: {
+          amount: number
+          created_at?: string
+          currency: string
+          order_id: string
+          provider: string
+          provider_order_id: string
+        }
+        Update: {
+          amount?: number
+          created_at?: string
+          currency?: string
+          order_id?: string
+          provider?: string
+          provider_order_id?: string
+        }
+        Relationships: [
+          {
+            foreignKeyName: "payment_provider_orders_order_id_fkey"
+            columns: ["order_id"]
+            isOneToOne: true
+            referencedRelation: "orders"
+            referencedColumns: ["id"]
+          },
+        ]
+      }
       payments: {
         Row: {
           amount: number
@@ -543,6 +578,16 @@ export type Database = {
       [_ in never]: never
     }
     Functions: {
+      begin_payment: {
+        Args: {
+          p_client_ip: string
+          p_deadline?: string
+          p_ip_limit: number
+          p_ip_window_seconds: number
+          p_order_id: string
+        }
+        Returns: Json
+      }
       cancel_unpaid_orders: {
         Args: {
           p_deadline?: string
@@ -600,6 +645,17 @@ export type Database = {
         Returns: boolean
       }
       is_time_zone: { Args: { p_name: string }; Returns: boolean }
+      keep_provider_order: {
+        Args: {
+          p_amount_minor: number
+          p_currency: string
+          p_deadline?: string
+          p_order_id: string
+          p_provider: string
+          p_provider_order_id: string
+        }
+        Returns: Json
+      }
       move_order_status: {
         Args: {
           p_actor: string

@@ -65,6 +65,11 @@ interface _Content {
 function _buyerEmail(order: OrderEmailData, options: RenderOptions): _Content {
   const tracking = fillTrackingUrl(options.trackingUrlTemplate, order, options.trackingToken);
   const payment = describePayment(order, "buyer");
+  // a gateway order still awaiting its payment: the order's page offers it (start-payment, then Checkout)
+  const payNow = tracking && order.paymentMethod === "gateway" &&
+      (order.status ?? "payment_pending") === "payment_pending"
+    ? `Pay ${formatMoney(order.finalMinor, order.currency)} now`
+    : null;
   const html = [
     h1("Thank you for your order"),
     paragraph(
@@ -77,6 +82,7 @@ function _buyerEmail(order: OrderEmailData, options: RenderOptions): _Content {
     itemsTable(order),
     h2("Payment"),
     paragraph(payment.map(esc).join("<br>")),
+    payNow ? button(tracking!, payNow) : "",
     h2("Shipping to"),
     buyerBlock("As you entered it", _addressLines(order).map((line) => ["", line])),
     muted(esc(sentence(`Questions about your order? Reply to this e-mail to reach ${order.store.name}`))),
@@ -91,6 +97,7 @@ function _buyerEmail(order: OrderEmailData, options: RenderOptions): _Content {
     "",
     "PAYMENT",
     ...payment,
+    ...(payNow ? [`${payNow}: ${tracking}`] : []),
     "",
     "SHIPPING TO (as you entered it)",
     ...quotedLines(_addressLines(order)),

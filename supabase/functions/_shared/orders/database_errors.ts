@@ -18,6 +18,7 @@ export const SQLSTATE_ERROR_CODES: Readonly<Record<string, ErrorCode>> = {
   OCI22: "IDEMPOTENCY_KEY_REUSED",
   OCR29: "RATE_LIMITED",
   OCQ09: "OUT_OF_STOCK",
+  OCY09: "ORDER_NOT_PAYABLE",
 };
 
 const MESSAGES: Partial<Record<ErrorCode, string>> = {
@@ -34,6 +35,7 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   IDEMPOTENCY_KEY_REUSED: "This Idempotency-Key was used with a different request body",
   RATE_LIMITED: "Too many orders; retry later",
   OUT_OF_STOCK: "Not enough stock is left for an item",
+  ORDER_NOT_PAYABLE: "This order takes no payment through the gateway now",
 };
 
 /** A database error as PostgREST reports it. */
@@ -70,6 +72,13 @@ function _details(sqlstate: string, code: ErrorCode, details: unknown): unknown 
       const move = details as { from?: unknown; to?: unknown; allowed?: unknown } | undefined;
       return Array.isArray(move?.allowed)
         ? { from: move.from, to: move.to, allowed: move.allowed }
+        : undefined;
+    }
+    case "OCY09": {
+      // { status, paymentMethod } of the order that takes no payment now
+      const order = details as { status?: unknown; paymentMethod?: unknown } | undefined;
+      return typeof order?.status === "string"
+        ? { status: order.status, paymentMethod: order.paymentMethod }
         : undefined;
     }
     default:

@@ -44,6 +44,12 @@ export interface PaymentConfirmation {
   orderId: string | null;
   amountMinor: number;
   currency: string;
+  /**
+   * How the buyer paid, as the provider reports it (Razorpay: `card`, `upi`, `wallet`, `netbanking`, `emi`,
+   * ...); null when the report does not say. Handed to the ledger for the fee's check (the rate of the method
+   * actually used), which the ledger's SQL does not record yet.
+   */
+  method: string | null;
 }
 
 /** What was decided; a replay answers what the first delivery of the event decided. */

@@ -52,6 +52,7 @@ const _PaymentEntity = z.object({
   amount: z.int().min(0),
   currency: z.string().regex(/^[A-Za-z]{3}$/),
   status: z.string(),
+  method: z.string().max(40).nullish(),
   notes: _Notes,
 });
 
@@ -114,6 +115,7 @@ export function readRazorpayEvent(body: unknown, eventId: string): RazorpayEvent
       orderId: _orderIdIn(payment.notes) ?? _orderIdIn(payload?.order?.entity.notes),
       amountMinor: payment.amount,
       currency: payment.currency.toUpperCase(),
+      method: payment.method ?? null,
     },
   };
 }

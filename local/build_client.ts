@@ -7,10 +7,10 @@
  */
 import ts from "typescript";
 
-const CLIENT_DIR = new URL("./", import.meta.url);
+const CLIENT_DIR = new URL("../client/", import.meta.url);
 
 /** Where the build goes. */
-export const CLIENT_DIST = new URL("./dist/", import.meta.url);
+export const CLIENT_DIST = new URL("../client/dist/", import.meta.url);
 
 /** The browser and npm build. */
 export const CLIENT_BUNDLE = new URL("./create_order_client.js", CLIENT_DIST);
