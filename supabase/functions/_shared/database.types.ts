@@ -299,6 +299,7 @@ export type Database = {
           shipping_address: Json
           status: Database["public"]["Enums"]["order_status"]
           store_id: string
+          time_zone: string
           total_amount: number
           updated_at: string
         }
@@ -323,6 +324,7 @@ export type Database = {
           shipping_address: Json
           status?: Database["public"]["Enums"]["order_status"]
           store_id: string
+          time_zone?: string
           total_amount: number
           updated_at?: string
         }
@@ -347,6 +349,7 @@ export type Database = {
           shipping_address?: Json
           status?: Database["public"]["Enums"]["order_status"]
           store_id?: string
+          time_zone?: string
           total_amount?: number
           updated_at?: string
         }
@@ -536,6 +539,7 @@ export type Database = {
       [_ in never]: never
     }
     Functions: {
+      bound_lock_wait: { Args: never; Returns: undefined }
       cancel_unpaid_orders: {
         Args: {
           p_deadline?: string
@@ -543,6 +547,11 @@ export type Database = {
           p_limit?: number
           p_upi_direct_hours: number
         }
+        Returns: Json
+      }
+      check_free_text: { Args: { p_max: number; p_raw: string }; Returns: Json }
+      check_optional_free_text: {
+        Args: { p_max: number; p_raw: string }
         Returns: Json
       }
       checkout_fee: {
@@ -587,12 +596,16 @@ export type Database = {
         Args: { p_sequence: number; p_year: number }
         Returns: string
       }
+      has_visible_character: { Args: { p_text: string }; Returns: boolean }
+      is_country_code: { Args: { p_code: string }; Returns: boolean }
       is_email_address: { Args: { p_address: string }; Returns: boolean }
+      is_http_url: { Args: { p_max: number; p_url: string }; Returns: boolean }
       is_one_line_text: {
         Args: { p_max: number; p_text: string }
         Returns: boolean
       }
       is_time_zone: { Args: { p_name: string }; Returns: boolean }
+      join_queue: { Args: { p_queue: string }; Returns: undefined }
       move_order_status: {
         Args: {
           p_actor: string
@@ -605,6 +618,7 @@ export type Database = {
         }
         Returns: Json
       }
+      normalise_phone: { Args: { p_phone: string }; Returns: string }
       order_email_data: { Args: { p_order_id: string }; Returns: Json }
       order_response: { Args: { p_order_id: string }; Returns: Json }
       order_status_next_moves: {
@@ -618,8 +632,14 @@ export type Database = {
         }
         Returns: boolean
       }
+      order_text_rule: { Args: { p_payload: Json }; Returns: Json }
       order_tracking: { Args: { p_order_id: string }; Returns: Json }
-      order_year_of: { Args: { p_ordered_at: string }; Returns: number }
+      order_year_of:
+        | { Args: { p_ordered_at: string }; Returns: number }
+        | {
+            Args: { p_ordered_at: string; p_time_zone: string }
+            Returns: number
+          }
       outbox_drain_job_command: { Args: never; Returns: string }
       purge_expired_order_guards: {
         Args: { p_idempotency_hours?: number; p_rate_limit_hours?: number }
@@ -627,6 +647,12 @@ export type Database = {
       }
       record_email_results: { Args: { p_results: Json }; Returns: Json }
       schedule_outbox_drain: { Args: never; Returns: string }
+      start_deadline: {
+        Args: { p_deadline: string; p_work: string }
+        Returns: undefined
+      }
+      text_character_problem: { Args: { p_text: string }; Returns: string }
+      trim_text: { Args: { p_text: string }; Returns: string }
       update_order_status: {
         Args: {
           p_carrier?: string
@@ -641,6 +667,7 @@ export type Database = {
         }
         Returns: Json
       }
+      utf16_length: { Args: { p_text: string }; Returns: number }
       uuid_v7: { Args: never; Returns: string }
     }
     Enums: {
