@@ -51,6 +51,10 @@ Deno.test({
     for (const [name, w] of Object.entries(result.writers)) {
       assert.ok(w.committed > 0, `${name} never committed`);
     }
+    const outcome = await mix.outcome();
+    console.log(`orders: ${JSON.stringify(outcome)}`);
+    // unpaid orders were cancelled (and restocked) by the batch while the other writers ran
+    assert.ok(outcome.cancelledBySystem > 0, "cancel_unpaid_orders cancelled nothing");
     assert.deepEqual(await mix.stockMismatches(), []);
     assert.deepEqual(await mix.numberingGaps(), []);
   },

@@ -1,8 +1,8 @@
 /**
  * The order service's writers as a mix for runWriterMix (writer_mix.ts): create_order, update_order_status,
- * confirm_payment and cancel_unpaid_orders, over stores whose products and variants track stock, with
- * orders placed a few minutes back so that cancel_unpaid_orders finds unpaid orders to cancel (and restock)
- * all through the run. Then the invariants that must hold whatever the interleaving: every stock row is
+ * confirm_payment and cancel_unpaid_orders, over stores whose products and variants track stock, with two in
+ * five orders placed a few minutes back (create_order takes an order time up to 5 minutes off) so that
+ * cancel_unpaid_orders finds unpaid orders to cancel, and restock, all through the run. Then the invariants that must hold whatever the interleaving: every stock row is
  * its initial stock less the items of the orders not cancelled, and every store's numbers of a year are
  * 1..n without a gap. The writers of a later issue (refunds) join by adding entries to `writers`.
  */
@@ -38,6 +38,8 @@ export interface OrderWriterMix {
   placeOrders(count: number, random: () => number): Promise<void>;
   /** Stock rows whose stock is not their initial stock less the items of non-cancelled orders. */
   stockMismatches(): Promise<{ row: string; expected: number; actual: number }[]>;
+  /** What became of the mix's orders: how many there are, paid, and cancelled by the seller or the system. */
+  outcome(): Promise<{ orders: number; paid: number; cancelledBySeller: number; cancelledBySystem: number }>;
   /** Store and year pairs whose order numbers are not exactly 1..last_sequence. */
   numberingGaps(): Promise<{ storeId: string; year: number; lastSequence: number; orders: number }[]>;
 }
@@ -101,7 +103,7 @@ export async function orderWriterMix(db: SqlDatabase, storeCount = 3): Promise<O
       name: "cancel_unpaid_orders",
       weight: 1,
       async run(session) {
-        // gateway orders unpaid for a minute; every create_order of the mix placed its order 70-240 s back
+        // gateway orders unpaid for a minute: the mix's backdated orders
         await session.query("select public.cancel_unpaid_orders(1, 0, 20, $1)", [_deadline()]);
       },
     },
@@ -138,6 +140,27 @@ export async function orderWriterMix(db: SqlDatabase, storeCount = 3): Promise<O
         if (stock !== expected) mismatches.push({ row, expected, actual: stock });
       }
       return mismatches;
+    },
+    async outcome() {
+      const [row] = await db.query<
+        { orders: number; paid: number; cancelledBySeller: number; cancelledBySystem: number }
+      >(
+        `select count(*)::int as orders,
+           count(*) filter (where exists (
+             select 1 from public.order_status_history h where h.order_id = o.id and h.to_status = 'paid'
+           ))::int as paid,
+           count(*) filter (where exists (
+             select 1 from public.order_status_history h
+             where h.order_id = o.id and h.to_status = 'cancelled' and h.actor = 'seller'
+           ))::int as "cancelledBySeller",
+           count(*) filter (where exists (
+             select 1 from public.order_status_history h
+             where h.order_id = o.id and h.to_status = 'cancelled' and h.actor = 'system'
+           ))::int as "cancelledBySystem"
+         from public.orders o where o.store_id = any($1::uuid[])`,
+        [stores.map((s) => s.storeId)],
+      );
+      return row;
     },
     numberingGaps() {
       return db.query(
@@ -207,7 +230,7 @@ async function _createStore(db: SqlDatabase, initial: Map<string, number>): Prom
   return { storeId, sellables };
 }
 
-/** A gateway/card order of 1 to 4 different sellables in random order, placed 70-240 s ago. */
+/** A gateway/card order of 1 to 4 different sellables in random order, now or a few minutes back. */
 function _orderPayload(store: MixStore, random: () => number) {
   const shuffled = [...store.sellables].sort(() => random() - 0.5);
   const items = shuffled.slice(0, 1 + Math.floor(random() * 4)).map((s) => ({
@@ -222,7 +245,8 @@ function _orderPayload(store: MixStore, random: () => number) {
   const email = `buyer${Math.floor(random() * 4)}@example.com`;
   return {
     storeId: store.storeId,
-    orderedAt: new Date(Date.now() - (70 + random() * 170) * 1000).toISOString(),
+    // two in five placed 70-240 s back, unpaid past the batch's one-minute window at once
+    orderedAt: new Date(Date.now() - (random() < 0.4 ? 70 + random() * 170 : 0) * 1000).toISOString(),
     deadline: _deadline(),
     buyer: { email, name: "Mix Buyer", phone: "+919876543210" },
     shippingAddress: {
