@@ -15,6 +15,18 @@ const REFUSED: [string, string[]][] = [
   ["line and paragraph separators", ["Flat 4\u2028PAYMENT", "A\u2029B"]],
   ["bidi embeddings and overrides", ["\u202eevil", "A\u202aB", "A\u202bB", "A\u202cB", "A\u202dB"]],
   ["bidi isolates", ["A\u2066B", "A\u2067B", "A\u2068B", "A\u2069B"]],
+  ["directional marks", ["A\u200eB", "A\u200fB", "\u061cA"]],
+  ["noncharacters and specials", [
+    "A\ufdd0B",
+    "A\ufdefB",
+    "A\ufff0B",
+    "A\ufff9B",
+    "A\ufffbB",
+    "A\ufffcB",
+    "A\ufffdB",
+    "A\ufffeB",
+    "A\uffffB",
+  ]],
   ["nothing visible", [
     "   ",
     "\u200b",
@@ -32,7 +44,7 @@ const REFUSED: [string, string[]][] = [
   ["unpaired surrogates", ["\ud800", "x\udfffy"]],
 ];
 
-Deno.test("checkFreeText() refuses control characters, bidi controls and values with nothing visible", async (t) => {
+Deno.test("checkFreeText() refuses control characters, bidi controls, directional marks, noncharacters and specials, and values with nothing visible", async (t) => {
   for (const [kind, values] of REFUSED) {
     await t.step(kind, () => {
       for (const value of values) {

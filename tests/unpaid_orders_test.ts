@@ -2,7 +2,8 @@
  * Orders nobody paid are cancelled after a time by the outbox drain's run: a gateway order unpaid after
  * UNPAID_GATEWAY_ORDER_MINUTES, a upi_direct one after UNPAID_UPI_DIRECT_ORDER_HOURS, each as the system's
  * move, restocked, with the buyer's cancelled e-mail. The orders' age is faked by moving their `created_at`
- * back (as the tables' owner, triggers off: an order's time is otherwise immutable); the database's clock is real.
+ * back (ageOrder: as the tables' owner, triggers off, an order's time being otherwise immutable; its year and
+ * number follow it into an earlier year); the database's clock is real.
  */
 import assert from "node:assert/strict";
 import type { SqlDatabase } from "../local/sql_database.ts";
@@ -10,6 +11,7 @@ import { createTestStore, type TestStore } from "./support/catalogue.ts";
 import { capturingMailer } from "./support/capturing_mailer.ts";
 import { callCreateOrder, createOrderPayload } from "./support/create_order_payload.ts";
 import { testDatabases } from "./support/databases.ts";
+import { ageOrder } from "./support/order_age.ts";
 import { startTestStack } from "./support/local_stack.ts";
 import { setStock, stockOf } from "./support/stock.ts";
 import { historyRows, orderStatus, statusEmailRows } from "./support/status_moves.ts";
@@ -34,14 +36,7 @@ async function orderPlaced(
     finalMinor: 69_800,
   });
   const { response } = await callCreateOrder(db, payload);
-  // an order's time is immutable (keep_order_facts): its owner ages it with triggers off, as a restore would
-  await db.asRole("postgres", async (s) => {
-    await s.query("set local session_replication_role = replica");
-    await s.query("update public.orders set created_at = now() - make_interval(mins => $2) where id = $1", [
-      response.orderId,
-      ageMinutes,
-    ]);
-  });
+  await ageOrder(db, response.orderId, ageMinutes);
   return response.orderId;
 }
 
@@ -144,6 +139,38 @@ for (const { name, db } of await testDatabases()) {
     assert.equal(await orderStatus(db, upi), "cancelled");
     const refused = await cancelUnpaid(db, -1, 72).then(() => null, (error: { code?: string }) => error.code);
     assert.equal(refused, "OCN00");
+  });
+
+  test('cancel_unpaid_orders() gives a one-unit window as "1 minute" and "1 hour" in its reason', async () => {
+    const store = await createTestStore(db);
+    const gateway = await orderPlaced(db, store, "gateway", 2);
+    const upi = await orderPlaced(db, store, "upi_direct", 61);
+    await cancelUnpaid(db, 1, 1);
+    assert.equal(
+      (await historyRows(db, gateway)).at(-1)?.note,
+      "No payment arrived through the payment gateway within 1 minute of the order.",
+    );
+    assert.equal(
+      (await historyRows(db, upi)).at(-1)?.note,
+      "The UPI transfer was not confirmed within 1 hour of the order.",
+    );
+  });
+
+  // pins a past bug: aged with triggers off, an order that crossed into last year broke the year check, so
+  // the tests of 72-hour and 30-day windows failed in the first days of every year
+  test("ageOrder() ages an order into last year, its year and number with it, and cancel_unpaid_orders() cancels it", async () => {
+    const store = await createTestStore(db);
+    const lastYear = new Date().getUTCFullYear() - 1;
+    // 29 December of last year, noon UTC: last year in every zone
+    const minutes = Math.ceil((Date.now() - Date.UTC(lastYear, 11, 29, 12)) / 60_000);
+    const orderId = await orderPlaced(db, store, "upi_direct", minutes);
+    const [row] = await db.query<{ order_year: number; order_number: string }>(
+      "select order_year, order_number from public.orders where id = $1",
+      [orderId],
+    );
+    assert.deepEqual(row, { order_year: lastYear, order_number: `ORD-${lastYear}-000001` });
+    await cancelUnpaid(db, 30, 72);
+    assert.equal(await orderStatus(db, orderId), "cancelled");
   });
 
   test("cancel_unpaid_orders() rolls back when its deadline has passed (OCT00), cancelling nothing", async () => {

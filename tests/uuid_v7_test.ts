@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { createTestStore } from "./support/catalogue.ts";
+import { callCreateOrder, createOrderPayload } from "./support/create_order_payload.ts";
 import { testDatabases } from "./support/databases.ts";
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -30,6 +31,33 @@ for (const { name, db } of await testDatabases()) {
       // generated one after another, their time prefixes never go back
       const times = ids.map(_millisecondsOf);
       assert.deepEqual([...times].sort((a, b) => a - b), times);
+    },
+  });
+
+  Deno.test({
+    name: `[${name}] create_order() writes version-7 ids for the order, its items and its e-mails`,
+    sanitizeOps: false,
+    sanitizeResources: false,
+    async fn() {
+      const store = await createTestStore(db);
+      const payload = createOrderPayload(store, {
+        items: [
+          { productId: store.products[0].id, variantId: null, quantity: 1, unitPriceMinor: 34_900 },
+          { productId: store.products[1].id, variantId: null, quantity: 1, unitPriceMinor: 19_950 },
+        ],
+      });
+      const result = await callCreateOrder(db, payload);
+      const [row] = await db.query<{ items: string[]; emails: string[] }>(
+        `select array(select i.id::text from public.order_items i where i.order_id = $1 order by i.position) as items,
+           array(select e.id::text from public.email_outbox e where e.order_id = $1 order by e.kind) as emails`,
+        [result.response.orderId],
+      );
+      assert.match(result.response.orderId, UUID_V7);
+      assert.equal(row.items.length, 2);
+      assert.equal(row.emails.length, 2);
+      for (const id of [...row.items, ...row.emails]) assert.match(id, UUID_V7);
+      // the e-mails the call hands back are the rows it wrote
+      assert.deepEqual(result.emails.map((e) => e.id).sort(), [...row.emails].sort());
     },
   });
 

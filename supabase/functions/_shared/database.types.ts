@@ -300,6 +300,7 @@ export type Database = {
           shipping_address: NonNullable<Json>
           status: Database["public"]["Enums"]["order_status"]
           store_id: string
+          time_zone: string
           total_amount: number
           updated_at: string
         }
@@ -324,6 +325,7 @@ export type Database = {
           shipping_address: NonNullable<Json>
           status?: Database["public"]["Enums"]["order_status"]
           store_id: string
+          time_zone?: string
           total_amount: number
           updated_at?: string
         }
@@ -348,6 +350,7 @@ export type Database = {
           shipping_address?: NonNullable<Json>
           status?: Database["public"]["Enums"]["order_status"]
           store_id?: string
+          time_zone?: string
           total_amount?: number
           updated_at?: string
         }
@@ -588,6 +591,7 @@ export type Database = {
         }
         Returns: Json
       }
+      bound_lock_wait: { Args: Record<PropertyKey, never>; Returns: undefined }
       cancel_unpaid_orders: {
         Args: {
           p_deadline?: string
@@ -595,6 +599,11 @@ export type Database = {
           p_limit?: number
           p_upi_direct_hours: number
         }
+        Returns: Json
+      }
+      check_free_text: { Args: { p_max: number; p_raw: string }; Returns: Json }
+      check_optional_free_text: {
+        Args: { p_max: number; p_raw: string }
         Returns: Json
       }
       checkout_fee: {
@@ -639,12 +648,16 @@ export type Database = {
         Args: { p_sequence: number; p_year: number }
         Returns: string
       }
+      has_visible_character: { Args: { p_text: string }; Returns: boolean }
+      is_country_code: { Args: { p_code: string }; Returns: boolean }
       is_email_address: { Args: { p_address: string }; Returns: boolean }
+      is_http_url: { Args: { p_max: number; p_url: string }; Returns: boolean }
       is_one_line_text: {
         Args: { p_max: number; p_text: string }
         Returns: boolean
       }
       is_time_zone: { Args: { p_name: string }; Returns: boolean }
+      join_queue: { Args: { p_queue: string }; Returns: undefined }
       keep_provider_order: {
         Args: {
           p_amount_minor: number
@@ -668,6 +681,7 @@ export type Database = {
         }
         Returns: Json
       }
+      normalise_phone: { Args: { p_phone: string }; Returns: string }
       order_email_data: { Args: { p_order_id: string }; Returns: Json }
       order_response: { Args: { p_order_id: string }; Returns: Json }
       order_status_next_moves: {
@@ -681,8 +695,14 @@ export type Database = {
         }
         Returns: boolean
       }
+      order_text_rule: { Args: { p_payload: Json }; Returns: Json }
       order_tracking: { Args: { p_order_id: string }; Returns: Json }
-      order_year_of: { Args: { p_ordered_at: string }; Returns: number }
+      order_year_of:
+        | { Args: { p_ordered_at: string }; Returns: number }
+        | {
+            Args: { p_ordered_at: string; p_time_zone: string }
+            Returns: number
+          }
       outbox_drain_job_command: {
         Args: Record<PropertyKey, never>
         Returns: string
@@ -696,6 +716,12 @@ export type Database = {
         Args: Record<PropertyKey, never>
         Returns: string
       }
+      start_deadline: {
+        Args: { p_deadline: string; p_work: string }
+        Returns: undefined
+      }
+      text_character_problem: { Args: { p_text: string }; Returns: string }
+      trim_text: { Args: { p_text: string }; Returns: string }
       update_order_status: {
         Args: {
           p_carrier?: string
@@ -710,6 +736,7 @@ export type Database = {
         }
         Returns: Json
       }
+      utf16_length: { Args: { p_text: string }; Returns: number }
       uuid_v7: { Args: Record<PropertyKey, never>; Returns: string }
     }
     Enums: {

@@ -4,7 +4,7 @@ import type { OutboxEmail } from "../email/order_email.ts";
 /** What create_order stores: the validated request with its amounts in minor units. */
 export interface CreateOrderPayload {
   storeId: string;
-  /** The function's clock; the order's year (UTC) and created_at come from it. */
+  /** The function's clock; the order's created_at and its year (in its store's time zone) come from it. */
   orderedAt: string;
   buyer: { email: string; name: string; phone: string };
   shippingAddress: Record<string, string | null>;

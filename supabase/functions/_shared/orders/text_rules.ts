@@ -1,8 +1,10 @@
 /**
  * The one rule for buyer free text (names, address lines, city, state, postal code): a value is stored
  * trimmed and NFC-normalised, and refused when it holds a control character or line break, a
- * bidirectional control, or nothing visible. Buyer text then stays one plain line that cannot reorder
- * what follows it or pass for blank, so it can never imitate a section of our e-mails. Pure.
+ * bidirectional control or directional mark, a noncharacter or special (U+FDD0-U+FDEF, U+FFF0-U+FFFF), or
+ * nothing visible. Buyer text then stays one plain line that cannot reorder what follows it or pass for
+ * blank, so it can never imitate a section of our e-mails. The database applies the same rule to what
+ * create_order is given (order_text_rule, 20261126000700_order_text_rule.sql). Pure.
  */
 
 // C0 (with TAB, LF, CR), DEL and C1, and the two Unicode line and paragraph separators
@@ -10,6 +12,11 @@
 const _CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 // embeddings and overrides (LRE, RLE, PDF, LRO, RLO) and isolates (LRI, RLI, FSI, PDI)
 const _BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
+// the directional marks LRM, RLM and ALM: invisible, and they still reorder what surrounds them
+const _DIRECTIONAL_MARK = /[\u200e\u200f\u061c]/;
+// the noncharacters U+FDD0-U+FDEF and U+FFFE/U+FFFF, and the specials U+FFF0-U+FFFD (interlinear
+// annotation controls that hide text, the object replacement character, the replacement character)
+const _NONCHARACTER = /[\ufdd0-\ufdef\ufff0-\uffff]/;
 // what draws nothing: white space, default-ignorable characters (zero-width, U+3164 and the other Hangul
 // fillers, variation selectors), format characters, combining marks on their own, and U+2800 BRAILLE BLANK
 const _INVISIBLE = /[\p{White_Space}\p{Default_Ignorable_Code_Point}\p{Cf}\p{M}\u2800]/gu;
@@ -48,6 +55,10 @@ function _characterProblem(raw: string): string | null {
   if (_CONTROL.test(raw)) return "must not contain control characters or line breaks";
   if (_BIDI_CONTROL.test(raw)) {
     return "must not contain bidirectional control characters (U+202A-U+202E, U+2066-U+2069)";
+  }
+  if (_DIRECTIONAL_MARK.test(raw)) return "must not contain directional marks (U+200E, U+200F, U+061C)";
+  if (_NONCHARACTER.test(raw)) {
+    return "must not contain noncharacters or specials (U+FDD0-U+FDEF, U+FFF0-U+FFFF)";
   }
   return null;
 }

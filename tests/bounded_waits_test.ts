@@ -1,0 +1,233 @@
+/**
+ * The deadline bounds every wait (contract, "Under concurrency, at scale, on a slow day"): no transaction of
+ * a request is still open 500 ms after its deadline, whatever it waits on, and an order stuck behind one
+ * store's locked rows never delays an order of another store, rate-limit buckets shared by IP or e-mail
+ * included. Another session holds a row; the writers' calls queue behind it, each on a connection of its
+ * own; a third connection reads from pg_stat_activity when each transaction ended. lock_timeout alone
+ * restarts for every lock wait (the tuple lock behind the first waiter, then that waiter's transaction),
+ * so the second caller in such a queue used to stay open a whole lock_timeout past its deadline.
+ * PostgreSQL only: PGlite runs one transaction at a time.
+ */
+import assert from "node:assert/strict";
+import type { SqlDatabase } from "../local/sql_database.ts";
+import type { CreateOrderPayload } from "../supabase/functions/_shared/orders/order_store.ts";
+import { createTestStore } from "./support/catalogue.ts";
+import { callCreateOrder, createOrderPayload, storeRowCounts } from "./support/create_order_payload.ts";
+import { sharedPostgres } from "./support/databases.ts";
+import {
+  isWaiting,
+  msPast,
+  startWatchedCall,
+  transactionEnd,
+  waitUntilWaiting,
+} from "./support/lock_waits.ts";
+import { holdLock } from "./support/postgres_faults.ts";
+import { setStock, stockOf } from "./support/stock.ts";
+
+/** The most a transaction may stay open past its request's deadline. */
+const GRACE_MS = 500;
+
+/**
+ * Holds `hold` in another session while one caller per budget (ms from its own start, in this order)
+ * queues behind it with `call(deadline)`; returns how late each caller's transaction ended and how it failed.
+ */
+async function queueBehind(
+  db: SqlDatabase,
+  hold: { statement: string; params: unknown[] },
+  budgets: number[],
+  call: (deadline: string, index: number) => { sql: string; params: unknown[] },
+): Promise<{ late: number[]; codes: string[] }> {
+  const lock = await holdLock(db, hold.statement, hold.params);
+  const calls = [];
+  try {
+    for (const [index, budget] of budgets.entries()) {
+      const deadline = new Date(Date.now() + budget).toISOString();
+      const { sql, params } = call(deadline, index);
+      const watched = await startWatchedCall(db, "service_role", sql, params);
+      calls.push({ deadline, watched });
+      await waitUntilWaiting(db, watched.pid);
+    }
+    const late = [];
+    for (const { deadline, watched } of calls) {
+      late.push(msPast(await transactionEnd(db, watched.pid), deadline));
+    }
+    const outcomes = await Promise.all(calls.map((c) => c.watched.outcome));
+    return { late, codes: outcomes.map((o) => (o.ok ? "committed" : o.code)) };
+  } finally {
+    await lock.release();
+    for (const { watched } of calls) await watched.close();
+  }
+}
+
+/** Each caller's transaction ended by its deadline plus the grace, having failed on a lock wait or the deadline. */
+function assertGoneByDeadline({ late, codes }: { late: number[]; codes: string[] }): void {
+  for (const [i, ms] of late.entries()) {
+    assert.ok(
+      ms <= GRACE_MS,
+      `caller ${i + 1}'s transaction ended ${ms} ms after its deadline (${late.join(", ")})`,
+    );
+  }
+  for (const code of codes) assert.ok(code === "55P03" || code === "OCT00", `failed with ${code}`);
+}
+
+const postgres = await sharedPostgres();
+const test = (name: string, fn: (db: SqlDatabase) => Promise<void>) =>
+  Deno.test({
+    name: `[postgres] ${name}`,
+    ignore: postgres === null,
+    sanitizeOps: false,
+    sanitizeResources: false,
+    fn: () => fn(postgres!),
+  });
+
+const createOrderCall = (payload: CreateOrderPayload) => (deadline: string) => ({
+  sql: "select public.create_order($1::text::jsonb)",
+  params: [JSON.stringify({ ...payload, orderedAt: new Date().toISOString(), deadline })],
+});
+
+test("create_order()'s transaction is gone within 500 ms of its deadline while another session holds its store's counter row, for every order queued behind it", async (db) => {
+  const store = await createTestStore(db);
+  await callCreateOrder(db, createOrderPayload(store));
+  const waits = await queueBehind(
+    db,
+    {
+      statement: "select 1 from public.order_counters where store_id = $1 for update",
+      params: [store.storeId],
+    },
+    [2_000, 3_000],
+    createOrderCall(createOrderPayload(store)),
+  );
+  assertGoneByDeadline(waits);
+  assert.equal((await storeRowCounts(db, store.storeId)).orders, 1);
+});
+
+test("update_order_status()'s transaction is gone within 500 ms of its deadline while another session holds a stock row its cancellation gives back, for every cancellation queued behind it", async (db) => {
+  const store = await createTestStore(db);
+  await setStock(db, { productId: store.products[0].id }, 100);
+  const orders: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    orders.push((await callCreateOrder(db, createOrderPayload(store))).response.orderId);
+  }
+  const waits = await queueBehind(
+    db,
+    // what an update of the row takes (a seller's stock change, say)
+    {
+      statement: "select 1 from public.products where id = $1 for no key update",
+      params: [store.products[0].id],
+    },
+    [2_000, 3_000],
+    (deadline, i) => ({
+      sql:
+        "select public.update_order_status(p_status => 'cancelled', p_order_id => $1, p_note => 'Out of stock', p_deadline => $2)",
+      params: [orders[i], deadline],
+    }),
+  );
+  assertGoneByDeadline(waits);
+  assert.deepEqual(await stockOf(db, { productId: store.products[0].id }), [96]);
+});
+
+test("update_order_status()'s transaction is gone within 500 ms of its deadline while another session holds the order's row, for every move queued behind it", async (db) => {
+  const store = await createTestStore(db);
+  const { response } = await callCreateOrder(db, createOrderPayload(store));
+  const waits = await queueBehind(
+    db,
+    { statement: "select 1 from public.orders where id = $1 for update", params: [response.orderId] },
+    [2_000, 3_000],
+    (deadline) => ({
+      sql: "select public.update_order_status(p_status => 'paid', p_order_id => $1, p_deadline => $2)",
+      params: [response.orderId, deadline],
+    }),
+  );
+  assertGoneByDeadline(waits);
+  const [{ status }] = await db.query<{ status: string }>("select status from public.orders where id = $1", [
+    response.orderId,
+  ]);
+  assert.equal(status, "payment_pending");
+});
+
+test("confirm_payment()'s transaction is gone within 500 ms of its deadline while another session holds the order's row, for every payment queued behind it", async (db) => {
+  const store = await createTestStore(db);
+  const payload = createOrderPayload(store);
+  const { response } = await callCreateOrder(db, payload);
+  const waits = await queueBehind(
+    db,
+    { statement: "select 1 from public.orders where id = $1 for update", params: [response.orderId] },
+    [2_000, 3_000],
+    (deadline, i) => ({
+      sql: "select public.confirm_payment($1, $2, 'INR', 'razorpay', $3, $4, $5)",
+      params: [
+        response.orderId,
+        payload.finalMinor,
+        `pay_wait_${i}_${response.orderId}`,
+        `evt_wait_${i}`,
+        deadline,
+      ],
+    }),
+  );
+  assertGoneByDeadline(waits);
+  const [{ payments }] = await db.query<{ payments: number }>(
+    "select count(*)::int as payments from public.payments where order_id = $1",
+    [response.orderId],
+  );
+  assert.equal(payments, 0);
+});
+
+test("cancel_unpaid_orders()'s transaction is gone within 500 ms of its deadline while another session holds a stock row it gives back", async (db) => {
+  const store = await createTestStore(db);
+  await setStock(db, { productId: store.products[0].id }, 100);
+  // placed four minutes ago (within create_order's five): unpaid past a one-minute window at once
+  const { response } = await callCreateOrder(
+    db,
+    createOrderPayload(store, { orderedAt: new Date(Date.now() - 4 * 60_000).toISOString() }),
+  );
+  const waits = await queueBehind(
+    db,
+    {
+      statement: "select 1 from public.products where id = $1 for no key update",
+      params: [store.products[0].id],
+    },
+    [1_500],
+    (deadline) => ({ sql: "select public.cancel_unpaid_orders(1, 0, 100, $1)", params: [deadline] }),
+  );
+  assertGoneByDeadline(waits);
+  const [{ status }] = await db.query<{ status: string }>("select status from public.orders where id = $1", [
+    response.orderId,
+  ]);
+  assert.equal(status, "payment_pending");
+  assert.deepEqual(await stockOf(db, { productId: store.products[0].id }), [98]);
+});
+
+test("create_order() of another store sharing the IP and the e-mail rate-limit buckets commits while an order stuck behind a held counter row still waits", async (db) => {
+  const limits = { ipLimit: 100, ipWindowSeconds: 3600, emailLimit: 100, emailWindowSeconds: 3600 };
+  const shared = {
+    clientIp: "198.51.100.77",
+    buyer: { email: `cgnat-${crypto.randomUUID()}@example.com`, name: "Asha Rao", phone: "+919876543210" },
+    rateLimits: limits,
+  };
+  const stuckStore = await createTestStore(db);
+  const otherStore = await createTestStore(db);
+  // the counter row and both bucket rows exist: the stuck order would bump them, the other order too
+  await callCreateOrder(db, createOrderPayload(stuckStore, shared));
+  const lock = await holdLock(db, "select 1 from public.order_counters where store_id = $1 for update", [
+    stuckStore.storeId,
+  ]);
+  const deadline = new Date(Date.now() + 6_000).toISOString();
+  const stuck = await startWatchedCall(db, "service_role", "select public.create_order($1::text::jsonb)", [
+    JSON.stringify({ ...createOrderPayload(stuckStore, shared), deadline }),
+  ]);
+  try {
+    await waitUntilWaiting(db, stuck.pid);
+    const other = await callCreateOrder(db, {
+      ...createOrderPayload(otherStore, shared),
+      deadline: new Date(Date.now() + 6_000).toISOString(),
+    });
+    assert.equal(other.response.success, true);
+    // not delayed by the stuck order: it committed while that one was still waiting
+    assert.equal(await isWaiting(db, stuck.pid), true);
+  } finally {
+    await lock.release();
+    await stuck.outcome;
+    await stuck.close();
+  }
+  assert.equal((await storeRowCounts(db, otherStore.storeId)).orders, 1);
+});

@@ -1,0 +1,300 @@
+/**
+ * The text rule lives in two places: the function's schema (request_schema.ts over text_rules.ts,
+ * phone_number.ts, iso_countries.ts) refuses a request, and create_order (order_text_rule in SQL) refuses
+ * what the service key sends to /rest/v1/rpc/create_order directly. One table of examples runs through both:
+ * a refused value is refused by the schema (400 VALIDATION_FAILED at the field's path) and by the database
+ * when sent as it is (OCN00 at the payload's path); an accepted value is stored by the database exactly as
+ * the schema keeps it.
+ */
+import assert from "node:assert/strict";
+import { parseCreateOrderRequest } from "../supabase/functions/create-order/request_schema.ts";
+import { OrderError } from "../supabase/functions/_shared/errors.ts";
+import { ISO_3166_ALPHA2 } from "../supabase/functions/_shared/orders/iso_countries.ts";
+import { createTestStore } from "./support/catalogue.ts";
+import { createOrderPayload } from "./support/create_order_payload.ts";
+import { sharedPostgres, testDatabases } from "./support/databases.ts";
+import { startTestStack } from "./support/local_stack.ts";
+
+/** Where a field sits in the request body and in create_order's payload, and the order column it fills. */
+const FIELDS = {
+  buyerName: { request: ["buyerName"], payload: ["buyer", "name"], column: "buyer_name" },
+  buyerPhone: { request: ["buyerPhone"], payload: ["buyer", "phone"], column: "buyer_phone" },
+  line1: { request: ["shippingAddress", "line1"], payload: ["shippingAddress", "line1"], column: "line1" },
+  line2: { request: ["shippingAddress", "line2"], payload: ["shippingAddress", "line2"], column: "line2" },
+  city: { request: ["shippingAddress", "city"], payload: ["shippingAddress", "city"], column: "city" },
+  state: { request: ["shippingAddress", "state"], payload: ["shippingAddress", "state"], column: "state" },
+  postalCode: {
+    request: ["shippingAddress", "postalCode"],
+    payload: ["shippingAddress", "postalCode"],
+    column: "postalCode",
+  },
+  country: {
+    request: ["shippingAddress", "country"],
+    payload: ["shippingAddress", "country"],
+    column: "country",
+  },
+  paymentProofUrl: {
+    request: ["paymentProofUrl"],
+    payload: ["paymentProofUrl"],
+    column: "payment_proof_url",
+  },
+} as const;
+type Field = keyof typeof FIELDS;
+
+const EMOJI = "\u{1f600}"; // two UTF-16 code units
+
+/** The table: [field, the value sent, the value kept (null: none)] of what both accept... */
+const ACCEPTED: [Field, string, string | null][] = [
+  // trimmed, NFC, any script, up to the length in UTF-16 code units
+  ["buyerName", "  Asha Rao  ", "Asha Rao"],
+  ["buyerName", "Jose\u0301", "Jos\u00e9"],
+  ["buyerName", "\u0906\u0936\u093e \u0930\u093e\u0935", "\u0906\u0936\u093e \u0930\u093e\u0935"],
+  ["buyerName", "\u05e9\u05dc\u05d5\u05dd", "\u05e9\u05dc\u05d5\u05dd"], // right to left, no controls
+  ["buyerName", "O'Brien & Sons <Ltd>", "O'Brien & Sons <Ltd>"],
+  ["buyerName", "\u200bA", "\u200bA"], // something visible besides
+  ["buyerName", "x".repeat(200), "x".repeat(200)],
+  ["buyerName", EMOJI.repeat(100), EMOJI.repeat(100)],
+  ["line1", "12 MG Road", "12 MG Road"],
+  ["line2", "   ", null], // only spaces: none
+  ["line2", " Flat 4 ", "Flat 4"],
+  ["city", "Zoe\u0308", "Zo\u00eb"],
+  ["state", "MH", "MH"],
+  ["postalCode", "x".repeat(20), "x".repeat(20)],
+  ["country", "in", "IN"],
+  ["country", " GB ", "GB"],
+  ["buyerPhone", "+91 98765 43210", "+919876543210"],
+  ["buyerPhone", "+1 (415) 555-0100", "+14155550100"],
+  ["paymentProofUrl", "https://bank.example/upi/123.png", "https://bank.example/upi/123.png"],
+  ["paymentProofUrl", "HTTPS://Bank.Example/a b?x=1", "https://bank.example/a%20b?x=1"],
+  ["paymentProofUrl", "https://bank.example", "https://bank.example/"],
+  ["paymentProofUrl", "http://[::1]:8080/p", "http://[::1]:8080/p"],
+];
+
+/** ...and [field, the value sent] of what both refuse. */
+const REFUSED: [Field, string][] = [
+  // control characters (CR, LF, TAB, C0, DEL, C1) and line separators
+  ["buyerName", "Asha\nRao"],
+  ["buyerName", "A\rB"],
+  ["buyerName", "A\tB"],
+  ["buyerName", "Asha\u0007"],
+  ["buyerName", "Asha\u007f"],
+  ["buyerName", "Asha\u0085Rao"],
+  ["line1", "Flat 4\u2028PAYMENT"],
+  ["line2", "A\nB"],
+  // bidi embeddings, overrides and isolates; the directional marks; noncharacters and specials
+  ["buyerName", "\u202eevil"],
+  ["city", "A\u202aB"],
+  ["state", "A\u2066B"],
+  ["buyerName", "A\u2069B"],
+  ["buyerName", "A\u200eB"],
+  ["buyerName", "A\u200fB"],
+  ["line1", "A\u061cB"],
+  ["buyerName", "A\uffffB"],
+  ["buyerName", "A\ufffeB"],
+  ["buyerName", "A\ufff9B"],
+  ["buyerName", "A\ufffcB"],
+  ["city", "A\ufff0B"],
+  ["buyerName", "A\ufdd0B"],
+  ["buyerName", "A\ufdefB"],
+  // nothing visible
+  ["buyerName", "   "],
+  ["buyerName", "\u200b"],
+  ["buyerName", "\u3164"],
+  ["buyerName", "\u2800"],
+  ["buyerName", "\u0301\u0301"],
+  ["buyerName", "\u00a0\u2003"],
+  ["line1", ""],
+  ["line1", " "],
+  ["city", "\u3164\u200b"],
+  // lengths
+  ["buyerName", "x".repeat(201)],
+  ["buyerName", EMOJI.repeat(101)],
+  ["postalCode", "x".repeat(21)],
+  // the country: an assigned ISO 3166-1 alpha-2 code
+  ["country", "XX"],
+  ["country", "ZZ"],
+  ["country", "IND"],
+  ["country", ""],
+  ["country", "\u0131N"], // dotless i: upper-cased it would read IN
+  // the phone: E.164
+  ["buyerPhone", "919876543210"],
+  ["buyerPhone", "+0123456789"],
+  ["buyerPhone", "+12345"],
+  ["buyerPhone", "+1234567890123456"],
+  ["buyerPhone", "+91\t98765 43210"],
+  ["buyerPhone", `+91${" ".repeat(40)}9876543210`],
+  // the proof link: an absolute http(s) URL, at most 2048 characters, no user name or password
+  ["paymentProofUrl", "javascript:alert(1)"],
+  ["paymentProofUrl", "data:text/html,<script>alert(1)</script>"],
+  ["paymentProofUrl", "ftp://bank.example/x"],
+  ["paymentProofUrl", "https://bank.example@evil.example/"],
+  ["paymentProofUrl", "not a url"],
+  ["paymentProofUrl", "http://1.2.3.256/"],
+  ["paymentProofUrl", `https://bank.example/${"a".repeat(2048)}`],
+];
+
+/** Every case: the value kept, or "refused". */
+const CASES: [Field, string, string | null | "refused"][] = [
+  ...ACCEPTED,
+  ...REFUSED.map(([field, value]): [Field, string, "refused"] => [field, value, "refused"]),
+];
+
+/** What `field` holding `value` makes of a valid upi_direct request or payload (paths as `path`). */
+function _with<T extends object>(base: T, path: readonly string[], value: unknown): T {
+  const copy = structuredClone(base) as unknown as Record<string, unknown>;
+  let at = copy;
+  for (const key of path.slice(0, -1)) at = at[key] as Record<string, unknown>;
+  at[path[path.length - 1]] = value;
+  return copy as unknown as T;
+}
+
+const REQUEST = {
+  storeId: crypto.randomUUID(),
+  buyerEmail: "asha@example.com",
+  buyerName: "Asha Rao",
+  buyerPhone: "+919876543210",
+  shippingAddress: { line1: "12 MG Road", city: "Pune", state: "MH", postalCode: "411001", country: "IN" },
+  items: [{ productId: crypto.randomUUID(), quantity: 1, price: 349 }],
+  paymentMethod: "upi_direct",
+  paymentProofUrl: "https://bank.example/upi/1.png",
+};
+
+/** The case's title: the field and the value, escaped so every character shows. */
+function _title(field: Field, value: string, kept: string | null | "refused"): string {
+  const shown = value.length > 40
+    ? `${JSON.stringify(value.slice(0, 12))}... (${value.length} units)`
+    : JSON.stringify(value);
+  return `${field} ${
+    shown.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+  }: ${kept === "refused" ? "refused" : "accepted"}`;
+}
+
+Deno.test("parseCreateOrderRequest() keeps or refuses each value of the text rule's table", async (t) => {
+  for (const [field, value, kept] of CASES) {
+    const refused = kept === "refused";
+    await t.step(_title(field, value, kept), () => {
+      const request = _with(REQUEST, FIELDS[field].request, value);
+      if (refused) {
+        assert.throws(() => parseCreateOrderRequest(request), (error: unknown) => {
+          assert.ok(error instanceof OrderError);
+          assert.equal(error.code, "VALIDATION_FAILED");
+          const paths = (error.details as { path: string }[]).map((d) => d.path);
+          assert.deepEqual(paths, [FIELDS[field].request.join(".")]);
+          return true;
+        });
+        return;
+      }
+      const parsed = parseCreateOrderRequest(request) as unknown as Record<string, unknown>;
+      const path = FIELDS[field].request;
+      const got = path.length === 1 ? parsed[path[0]] : (parsed[path[0]] as Record<string, unknown>)[path[1]];
+      assert.equal(got, kept);
+    });
+  }
+});
+
+for (const { name, db } of await testDatabases()) {
+  Deno.test({
+    name:
+      `[${name}] POST /rest/v1/rpc/create_order with the service key refuses (OCN00, the payload's path) each value the schema refuses, and stores each accepted one as the schema keeps it`,
+    sanitizeOps: false,
+    sanitizeResources: false,
+    async fn(t) {
+      const store = await createTestStore(db);
+      const stack = await startTestStack({ db });
+      const good = createOrderPayload(store, {
+        paymentMethod: "upi_direct",
+        gatewayMethod: null,
+        paymentProofUrl: "https://bank.example/upi/1.png",
+        feeMinor: 0,
+        finalMinor: 69_800,
+      });
+      const rpc = (payload: unknown) =>
+        fetch(`${stack.url}/rest/v1/rpc/create_order`, {
+          method: "POST",
+          headers: {
+            "Content-Type": "application/json",
+            apikey: stack.serviceKey,
+            Authorization: `Bearer ${stack.serviceKey}`,
+          },
+          body: JSON.stringify({ payload }),
+        });
+      try {
+        for (const [field, value, kept] of CASES) {
+          const refused = kept === "refused";
+          await t.step(_title(field, value, kept), async () => {
+            // a refused value as it was sent; an accepted one as the schema hands it on
+            const sent = refused ? value : kept;
+            const res = await rpc({
+              ..._with(good, FIELDS[field].payload, sent),
+              orderedAt: new Date().toISOString(),
+            });
+            const body = await res.json();
+            if (refused) {
+              assert.equal(res.status, 400, JSON.stringify(body));
+              assert.equal(body.code, "OCN00");
+              assert.deepEqual(JSON.parse(body.details).map((d: { path: string }) => d.path), [
+                FIELDS[field].payload.join("."),
+              ]);
+              return;
+            }
+            assert.equal(res.status, 200, JSON.stringify(body));
+            const column = FIELDS[field].column;
+            const [row] = await db.query<{ value: string | null }>(
+              column.includes("_")
+                ? `select ${column} as value from public.orders where id = $1`
+                : `select shipping_address ->> '${column}' as value from public.orders where id = $1`,
+              [body.response.orderId],
+            );
+            assert.equal(row.value, kept);
+          });
+        }
+      } finally {
+        await stack.close();
+      }
+    },
+  });
+
+  Deno.test({
+    name: `[${name}] is_country_code() holds exactly the codes iso_countries.ts holds`,
+    sanitizeOps: false,
+    sanitizeResources: false,
+    async fn() {
+      const letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+      const all = [...letters].flatMap((a) => [...letters].map((b) => a + b));
+      const [{ codes }] = await db.query<{ codes: string[] }>(
+        "select coalesce(array_agg(c order by c), '{}') as codes from unnest($1::text[]) c where public.is_country_code(c)",
+        [all],
+      );
+      assert.deepEqual(codes, [...ISO_3166_ALPHA2].sort());
+    },
+  });
+}
+
+// every code point once: on PostgreSQL only (PGlite runs the same regular expression engine, four times slower)
+const postgres = await sharedPostgres();
+Deno.test({
+  name:
+    `[postgres] has_visible_character() finds nothing visible in exactly the characters text_rules.ts finds invisible, over every code point`,
+  ignore: postgres === null,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const invisible = /^[\p{White_Space}\p{Default_Ignorable_Code_Point}\p{Cf}\p{M}\u2800]$/u;
+    const differ: string[] = [];
+    // every code point but NUL and the surrogates, in chunks the server takes at once
+    for (let start = 1; start <= 0x10ffff; start += 0x10000) {
+      const points: number[] = [];
+      for (let cp = start; cp < Math.min(start + 0x10000, 0x110000); cp++) {
+        if (cp < 0xd800 || cp > 0xdfff) points.push(cp);
+      }
+      const [{ visible }] = await postgres!.query<{ visible: boolean[] }>(
+        "select array_agg(public.has_visible_character(c) order by n) as visible from unnest($1::text[]) with ordinality as u(c, n)",
+        [points.map((cp) => String.fromCodePoint(cp))],
+      );
+      points.forEach((cp, i) => {
+        if (visible[i] === invisible.test(String.fromCodePoint(cp))) differ.push(cp.toString(16));
+      });
+    }
+    assert.deepEqual(differ.slice(0, 20), [], `${differ.length} code points differ`);
+  },
+});
