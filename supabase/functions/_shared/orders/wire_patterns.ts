@@ -9,7 +9,8 @@ import { ISO_3166_ALPHA2 } from "./iso_countries.ts";
 
 // what text_rules.ts refuses anywhere in free text: C0 (TAB, LF, CR included), DEL, C1, the line and
 // paragraph separators, bidirectional embeddings, overrides and isolates, and unpaired surrogates
-const _REFUSED = "\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\u061c\\u200e\\u200f\\ufdd0-\\ufdef\\ufff0-\\uffff\\p{Cs}";
+const _REFUSED =
+  "\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\u061c\\u200e\\u200f\\ufdd0-\\ufdef\\ufff0-\\uffff\\p{Cs}";
 // what draws nothing (text_rules.ts's _INVISIBLE): a value of only these is refused
 const _INVISIBLE = "\\p{White_Space}\\p{Default_Ignorable_Code_Point}\\p{Cf}\\p{M}\\u2800";
 
