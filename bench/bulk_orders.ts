@@ -83,13 +83,15 @@ numbered as (
 ),
 placed as (
   select o.n, st.store_id, st.currency, o.created_at, o.order_year,
-    array[st.products[1 + o.n % cardinality(st.products)], st.products[1 + (o.n + 1) % cardinality(st.products)]]
-      as products,
+    -- a store's orders in turn over its products: the n-th order of the store takes its n-th and (n + 7)-th
+    array[st.products[1 + (o.n / s.stores) % cardinality(st.products)],
+      st.products[1 + (o.n / s.stores + 7 % cardinality(st.products)) % cardinality(st.products)]] as products,
     case when o.n % 4 = 3 then 'upi_direct' else 'gateway' end as payment_method,
     case when o.n % 4 <> 3 then (array['card', 'upi', 'wallet'])[1 + o.n % 3] end as gateway_method,
     case when o.n % 2 = 0 then ${bulkBuyerSql(`(o.n / 2) % ${signedInBuyers}`)} end as buyer_user_id,
     (${cycle})[1 + (o.n + o.n / (2 * ${signedInBuyers})) % 20] as status
-  from numbered o join stores st on st.k = o.n % (select count(*) from stores)
+  from numbered o cross join (select count(*)::integer as stores from stores) s
+  join stores st on st.k = o.n % s.stores
 )
 select gen_random_uuid() as id, p.*,
   (coalesce(c.last_sequence, 0) + row_number() over (partition by p.store_id order by p.n))::integer as order_sequence
