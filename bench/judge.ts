@@ -167,9 +167,9 @@ export function walAtScaleValue(w: WalAtScale): string {
     ? "PostgreSQL's defaults"
     : "**not** the defaults";
   const checkpoints = (f: WalAtScale["atZero"]) => f.otherCheckpoints ?? "unread";
-  return `${kb(w.atScale.walBytes)} KB (without images ${kb(w.atScale.recordBytes)} KB; at 0 orders ${
-    kb(w.atZero.walBytes)
-  } / ${
+  return `${kb(w.atScale.walBytes)} KB (without images ${
+    kb(w.atScale.recordBytes)
+  } KB; at ${w.atZero.existingOrders} orders ${kb(w.atZero.walBytes)} / ${
     kb(w.atZero.recordBytes)
   } KB; ${w.ordersPerSpan} orders per span at ${w.clients} clients; other checkpoints inside ${
     checkpoints(w.atZero)

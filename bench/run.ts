@@ -148,7 +148,13 @@ try {
   );
 
   // 5. WAL per order with full-page images at 0 and 100,000 orders, in a database of its own
-  const walAtScale = await measureWalAtScale({ serverUrl, dir, sqlApplied, log });
+  const walAtScale = await measureWalAtScale({
+    serverUrl,
+    dir,
+    sqlApplied,
+    onDatabases: (drop) => children.push({ stop: drop }),
+    log,
+  });
 
   const date = new Date().toISOString();
   const allWrk = SPREADS.flatMap((spread) => CLIENTS.flatMap((clients) => served.wrk[spread][clients]));

@@ -73,10 +73,15 @@ export async function measureWalAtScale(options: {
   dir: string;
   /** SQL run after the migrations (deno task bench --apply), to measure a proposed change. */
   sqlApplied?: string | null;
+  /** Receives the drop of the phase's databases, for a run that is interrupted before the phase ends. */
+  onDatabases?: (drop: () => Promise<void>) => void;
   log: (line: string) => void;
 }): Promise<WalAtScale> {
   const { serverUrl, dir, sqlApplied, log } = options;
   const bench = await createBenchDatabase(serverUrl, "scale");
+  let dropping: Promise<void> | undefined;
+  const drop = () => dropping ??= bench.drop();
+  options.onDatabases?.(drop);
   const meter = postgres(bench.meterUrl, { max: 1, onnotice: () => {}, idle_timeout: 0, max_lifetime: null });
   try {
     if (sqlApplied) await bench.db.exec(await Deno.readTextFile(sqlApplied));
@@ -106,7 +111,7 @@ export async function measureWalAtScale(options: {
     return { settings, ordersPerSpan: ORDERS_PER_SPAN, clients: CLIENTS, atZero, atScale, loadSeconds };
   } finally {
     await meter.end();
-    await bench.drop();
+    await drop();
   }
 }
 
