@@ -24,9 +24,14 @@ export interface BenchDatabase {
   drop(): Promise<void>;
 }
 
-/** Creates `bench_<timestamp>` (migrated, bench catalogue seeded) and `bench_<timestamp>_meter`. */
-export async function createBenchDatabase(serverUrl: string): Promise<BenchDatabase> {
-  const name = `bench_${new Date().toISOString().replace(/\D/g, "").slice(0, 14)}_${Deno.pid}`;
+/**
+ * Creates `bench_<timestamp>_<pid>[_<purpose>]` (migrated, bench catalogue seeded) and the same name with
+ * `_meter`.
+ */
+export async function createBenchDatabase(serverUrl: string, purpose?: string): Promise<BenchDatabase> {
+  const name = `bench_${new Date().toISOString().replace(/\D/g, "").slice(0, 14)}_${Deno.pid}${
+    purpose ? `_${purpose}` : ""
+  }`;
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${name}`);
   await admin.unsafe(`create database ${name}_meter`);

@@ -67,7 +67,7 @@ export async function openCostMeter(bench: BenchDatabase): Promise<CostMeter> {
   const meter = postgres(bench.meterUrl, { max: 1, onnotice: () => {}, idle_timeout: 0, max_lifetime: null });
   const counters = databaseCounters(meter, bench.url, bench.name);
   const ticks = await clockTicksPerSecond();
-  const relationNames = await _relationNames(bench.url);
+  const relationNames = await readRelationNames(bench.url);
   const readerTransactions = await counters.calibrate();
   return {
     readerTransactions,
@@ -139,7 +139,7 @@ function _tableDeltas(
  * read once before any run: nothing in a run rewrites a relation. A session of its own, closed before the
  * counters are calibrated, so no run counts it.
  */
-async function _relationNames(benchUrl: string): Promise<Record<string, string>> {
+export async function readRelationNames(benchUrl: string): Promise<Record<string, string>> {
   const sql = postgres(benchUrl, { max: 1, onnotice: () => {} });
   try {
     const rows = await sql.unsafe<{ node: string; name: string }[]>(

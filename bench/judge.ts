@@ -2,6 +2,7 @@
 import type { PerOrder } from "./cost_summary.ts";
 import { type BenchResults, kb, pgbenchBest, type Target } from "./report.ts";
 import { round } from "./stats.ts";
+import type { WalAtScale } from "./wal_at_scale.ts";
 
 /** The ratios, targets and checks of a run, from its figures. */
 export function judge(
@@ -39,6 +40,13 @@ export function judge(
       goal: "≤ 4.5 KB",
       value: _walValue(svc),
       met: svc.walRecordBytes <= 4.5 * 1024,
+    },
+    {
+      name:
+        "WAL per order at 100,000 orders right after a checkpoint (pgbench `create_order`), full-page images included",
+      goal: "≤ 6 KB",
+      value: walAtScaleValue(r.walAtScale),
+      met: r.walAtScale.atScale.walBytes <= 6 * 1024,
     },
     {
       name: "updates of `orders` per created order",
@@ -150,4 +158,20 @@ function _walValue(p: PerOrder): string {
   return `${kb(p.walRecordBytes)} KB (with full-page images ${
     kb(p.walBytes)
   } KB; ${p.orders} orders in ${p.runs} runs${checkpoints})`;
+}
+
+/** The WAL-at-scale cell: with the images at 100,000 orders, then without, then at 0 orders and how. */
+export function walAtScaleValue(w: WalAtScale): string {
+  const settings = Object.entries(w.settings).map(([name, s]) => `${name} ${s.value}`).join(", ");
+  const defaults = Object.values(w.settings).every((s) => s.isDefault)
+    ? "PostgreSQL's defaults"
+    : "**not** the defaults";
+  const checkpoints = (f: WalAtScale["atZero"]) => f.otherCheckpoints ?? "unread";
+  return `${kb(w.atScale.walBytes)} KB (without images ${
+    kb(w.atScale.recordBytes)
+  } KB; at ${w.atZero.existingOrders} orders ${kb(w.atZero.walBytes)} / ${
+    kb(w.atZero.recordBytes)
+  } KB; ${w.ordersPerSpan} orders per span at ${w.clients} clients; other checkpoints inside ${
+    checkpoints(w.atZero)
+  } / ${checkpoints(w.atScale)}; ${settings}: ${defaults})`;
 }

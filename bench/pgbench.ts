@@ -29,19 +29,21 @@ export async function writePgbenchScripts(dir: string, spread: Spread): Promise<
   return args;
 }
 
-/** Runs pgbench with `clients` clients for `seconds` and reads its summary. */
+/**
+ * Runs pgbench with `clients` clients for `seconds`, or for `{ transactions }` each, and reads its summary.
+ */
 export async function runPgbench(
   url: string,
   scripts: string[],
   clients: number,
-  seconds: number,
+  length: number | { transactions: number },
 ): Promise<PgbenchResult> {
   const args = [
     "--no-vacuum",
     "--protocol=prepared",
     `--client=${clients}`,
     `--jobs=${Math.min(clients, 2)}`,
-    `--time=${seconds}`,
+    typeof length === "number" ? `--time=${length}` : `--transactions=${length.transactions}`,
     ...scripts,
     url,
   ];

@@ -4,6 +4,7 @@ import type { ColdStarts } from "./cold_start.ts";
 import type { PerOrder } from "./cost_summary.ts";
 import type { RunCost } from "./cost_window.ts";
 import type { RpcCheck } from "./service_bench.ts";
+import type { WalAtScale } from "./wal_at_scale.ts";
 import { CLIENTS } from "./settings.ts";
 import { round, type Spread3 } from "./stats.ts";
 
@@ -59,6 +60,8 @@ export interface BenchResults {
   handlerOnly: HttpFigures;
   helloWorld: HttpFigures;
   coldStartMs: ColdStarts;
+  /** WAL per order with full-page images, right after a checkpoint, at 0 and 100,000 orders. */
+  walAtScale: WalAtScale;
   ratios: Record<string, number>;
   targets: Target[];
   checks: Target[];

@@ -69,6 +69,8 @@ export function renderTable(r: BenchResults): string {
     "",
     ..._walTable(r),
     "",
+    ..._walAtScaleTable(r),
+    "",
     ..._overheads(r),
     "",
     "| ratio | value |",
@@ -136,6 +138,37 @@ function _walTable(r: BenchResults): string[] {
     "",
     ...header("relation"),
     ...rows(r.pgbenchCost.all.walByRelation ?? {}, r.serviceCost.all.walByRelation ?? {}),
+  ];
+}
+
+/**
+ * WAL per order right after a checkpoint at 0 and at 100,000 orders, by the relation of the record's first
+ * block, the most images at scale first.
+ */
+function _walAtScaleTable(r: BenchResults): string[] {
+  const { atZero, atScale } = r.walAtScale;
+  const names = [...new Set([...Object.keys(atZero.byRelation), ...Object.keys(atScale.byRelation)])]
+    .sort((a, b) =>
+      (atScale.byRelation[b]?.fpiBytes ?? 0) - (atScale.byRelation[a]?.fpiBytes ?? 0) || a.localeCompare(b)
+    );
+  const cells = (k?: { bytes: number; fpiBytes: number }) =>
+    k ? `${_n(k.bytes - k.fpiBytes, 0)} | ${_n(k.fpiBytes, 0)}` : "0 | 0";
+  return [
+    `WAL per order right after a checkpoint, pgbench \`create_order\` (${r.walAtScale.ordersPerSpan} orders at ${r.walAtScale.clients} clients`,
+    `per span, bench/wal_at_scale.ts), by the relation of the record's first block: at ${
+      _n(atZero.existingOrders, 0)
+    } orders and at ${_n(atScale.existingOrders, 0)}:`,
+    "",
+    `| relation | at ${_n(atZero.existingOrders, 0)}: B without images | images B | at ${
+      _n(atScale.existingOrders, 0)
+    }: B without images | images B |`,
+    "|---|---:|---:|---:|---:|",
+    ...names.map((name) =>
+      `| ${name} | ${cells(atZero.byRelation[name])} | ${cells(atScale.byRelation[name])} |`
+    ),
+    `| **all** (LSN delta, page headers included) | ${_n(atZero.recordBytes, 0)} | ${
+      _n(atZero.fpiBytes, 0)
+    } | ${_n(atScale.recordBytes, 0)} | ${_n(atScale.fpiBytes, 0)} |`,
   ];
 }
 

@@ -3,11 +3,13 @@
  * A throwaway database (`bench_<timestamp>` on the server at DATABASE_URL, with a meter database
  * beside it), pgbench's create_order as the physical limit, the service through HTTP with wrk (the
  * function and the stand-in each in its own process), each run's cost per order (WAL, transactions,
- * heap tuples, CPU and peak RSS per process), the handler alone, cold starts; writes
+ * heap tuples, CPU and peak RSS per process), the handler alone, cold starts, and WAL per order with
+ * full-page images at 0 and 100,000 orders (in a database of its own: bench/wal_at_scale.ts); writes
  * bench/results/<date>.json, rewrites the table of BENCHMARKS.md (full runs), and ends with
  * `ratio service/pgbench-best: <number>`.
  *
- * --quick: one run of 3 s per setting; the full run does 3 runs of 10 s.
+ * --quick: one run of 3 s per setting; the full run does 3 runs of 10 s. WAL at scale is the same in both
+ * (1,000 orders per span; about a minute).
  * --apply <file.sql>: runs that SQL after the migrations, to measure a proposed change in a scratch
  * database; the figures say so.
  */
@@ -26,6 +28,7 @@ import { startFakeResend, startService } from "./service_bench.ts";
 import { runServicePhase } from "./service_phase.ts";
 import { bySetting, CLIENTS, SPREADS } from "./settings.ts";
 import { summarize } from "./stats.ts";
+import { measureWalAtScale } from "./wal_at_scale.ts";
 import { ensureWrk } from "./wrk.ts";
 
 const args = Deno.args;
@@ -144,6 +147,15 @@ try {
     } req/s`,
   );
 
+  // 5. WAL per order with full-page images at 0 and 100,000 orders, in a database of its own
+  const walAtScale = await measureWalAtScale({
+    serverUrl,
+    dir,
+    sqlApplied,
+    onDatabases: (drop) => children.push({ stop: drop }),
+    log,
+  });
+
   const date = new Date().toISOString();
   const allWrk = SPREADS.flatMap((spread) => CLIENTS.flatMap((clients) => served.wrk[spread][clients]));
   const at32 = SPREADS.flatMap((spread) => served.costs[spread][32]);
@@ -186,6 +198,7 @@ try {
     handlerOnly,
     helloWorld,
     coldStartMs,
+    walAtScale,
   };
   const results: BenchResults = { ...figures, ...judge(figures) };
 

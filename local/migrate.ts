@@ -145,6 +145,8 @@ export interface ResetOptions {
   seed?: boolean;
   /** The default privileges the migrations run under (default `none`, as new Supabase projects). */
   defaultPrivileges?: DefaultPrivileges;
+  /** The migrations to apply, in this order, instead of supabase/migrations' (a test of an older history). */
+  migrations?: { name: string; sql: string }[];
 }
 
 /**
@@ -156,7 +158,7 @@ export async function resetDatabase(db: SqlDatabase, options: ResetOptions = {})
   await db.exec(
     SUPABASE_ROLES_SQL + _DEFAULT_PRIVILEGES_SQL[options.defaultPrivileges ?? "none"] + MIGRATION_RECORD_SQL,
   );
-  for (const migration of await readMigrations()) {
+  for (const migration of options.migrations ?? await readMigrations()) {
     try {
       await db.execTransaction(`${migration.sql}\n;${_recordMigrationSql(migration.name)}`);
     } catch (error) {

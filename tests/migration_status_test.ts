@@ -5,7 +5,7 @@ import { readMigrations, resetDatabase } from "../local/migrate.ts";
 import { describeMissingMigrations, missingMigrations } from "../local/migration_status.ts";
 import { openPglite, openPostgres } from "../local/open_database.ts";
 import { pgliteDatabase } from "../local/sql_database.ts";
-import { POSTGRES_SERVER_URL, postgresReachable } from "./support/databases.ts";
+import { createTestDatabase, POSTGRES_SERVER_URL, postgresReachable } from "./support/databases.ts";
 import { runTask } from "./support/task_process.ts";
 
 const FILES = (await readMigrations()).map((migration) => migration.name.replace(/\.sql$/, ""));
@@ -81,13 +81,10 @@ Deno.test({
     "[postgres] deno task dev over an empty DATABASE_URL says it lacks every migration and how to apply them, exit 2",
   ignore: !(await postgresReachable()),
   async fn() {
-    const name = `create_order_test_${Date.now()}_${crypto.randomUUID().slice(0, 8)}`;
+    const { name, url } = await createTestDatabase();
     const admin = openPostgres(POSTGRES_SERVER_URL, 1);
-    await admin.exec(`create database ${name}`);
     try {
-      const url = new URL(POSTGRES_SERVER_URL);
-      url.pathname = `/${name}`;
-      const dev = await runTask("dev", { cwd: Deno.cwd(), env: { DATABASE_URL: url.href, PORT: "0" } });
+      const dev = await runTask("dev", { cwd: Deno.cwd(), env: { DATABASE_URL: url, PORT: "0" } });
       assert.equal(dev.code, 2);
       assert.equal(dev.stderr.trim(), describeMissingMigrations(FILES, FILES.length, "postgres"));
     } finally {

@@ -5,12 +5,12 @@ import { openPostgres } from "../local/open_database.ts";
 import { pgliteDatabase } from "../local/sql_database.ts";
 import type { SqlDatabase } from "../local/sql_database.ts";
 import {
+  createTestDatabase,
   permissivePostgres,
   POSTGRES_SERVER_URL,
   postgresReachable,
   sharedPostgres,
 } from "./support/databases.ts";
-import { TEST_DATABASE_PREFIX } from "../local/reset_consent.ts";
 import { ORDER_STATUSES } from "./support/lifecycle.ts";
 import { apiRolePrivileges } from "./support/privileges.ts";
 
@@ -73,11 +73,9 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    const name = `${TEST_DATABASE_PREFIX}${Date.now()}_${crypto.randomUUID().slice(0, 8)}`;
+    const { name, url: href } = await createTestDatabase();
+    const url = new URL(href);
     const admin = openPostgres(POSTGRES_SERVER_URL, 1);
-    await admin.exec(`create database ${name}`);
-    const url = new URL(POSTGRES_SERVER_URL);
-    url.pathname = `/${name}`;
     try {
       for (let run = 0; run < 2; run++) {
         const command = new Deno.Command(Deno.execPath(), {

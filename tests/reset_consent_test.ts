@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { isTestDatabaseName, resetRefusal, type ResetTarget } from "../local/reset_consent.ts";
 import { openPostgres } from "../local/open_database.ts";
-import { POSTGRES_SERVER_URL, postgresReachable } from "./support/databases.ts";
+import { createTestDatabase, POSTGRES_SERVER_URL, postgresReachable } from "./support/databases.ts";
 import { runTask } from "./support/task_process.ts";
 
 const TABLES = ["email_outbox", "idempotency_keys", "order_counters", "order_items", "orders"];
@@ -85,11 +85,12 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
-    const name = `create_order_consent_${crypto.randomUUID().slice(0, 8)}`;
+    // not a test database's name: db:reset must treat it as anyone's database (dropped by this run all the same)
+    const { name, url: href } = await createTestDatabase(
+      `create_order_consent_${crypto.randomUUID().slice(0, 8)}`,
+    );
+    const url = new URL(href);
     const admin = openPostgres(POSTGRES_SERVER_URL, 1);
-    await admin.exec(`create database ${name}`);
-    const url = new URL(POSTGRES_SERVER_URL);
-    url.pathname = `/${name}`;
     const db = openPostgres(url.href, 1);
     const storeName = async () =>
       (await db.query<{ name: string }>(

@@ -2,13 +2,16 @@
  * The real databases the suite runs on. Deno runs each test file in its own isolate, so each file that
  * asks gets one migrated PGlite (opening one costs seconds and hundreds of MB: the file's tests share it
  * and isolate themselves by creating their own stores) and one fresh PostgreSQL database on the server at
- * 127.0.0.1:5432, which a later file or run drops. Both are migrated as a new Supabase project is set up
- * today (no default privileges); the migration and RLS tests also use one under the old permissive ones.
+ * 127.0.0.1:5432. Both are migrated as a new Supabase project is set up today (no default privileges); the
+ * migration and RLS tests also use one under the old permissive ones. Every PostgreSQL database a test makes
+ * ({@linkcode createTestDatabase}) is dropped by its own run's reaper once the run has ended, whether its
+ * tests passed or failed (test_run.ts).
  */
 import { type DefaultPrivileges, resetDatabase } from "../../local/migrate.ts";
 import { openPglite, openPostgres } from "../../local/open_database.ts";
 import { TEST_DATABASE_PREFIX } from "../../local/reset_consent.ts";
 import type { SqlDatabase } from "../../local/sql_database.ts";
+import { ensureRunReaper, runTag, testRunId } from "./test_run.ts";
 
 /** Where the suite looks for PostgreSQL; TEST_DATABASE_URL overrides (a server, not a database). */
 export const POSTGRES_SERVER_URL = Deno.env.get("TEST_DATABASE_URL") ??
@@ -58,24 +61,36 @@ async function _createPostgres(): Promise<SqlDatabase | null> {
   return db;
 }
 
-/** A new database on the test server, migrated and seeded under `defaultPrivileges`. */
-async function _newPostgresDatabase(
-  poolSize: number,
-  defaultPrivileges: DefaultPrivileges,
-): Promise<{ db: SqlDatabase; url: string }> {
-  const name = `${TEST_DATABASE_PREFIX}${Date.now()}_${crypto.randomUUID().slice(0, 8)}`;
+/**
+ * Creates an empty database on the test server (named `create_order_test_<ms>_<hex>` unless `name` is
+ * given), tagged as this run's, so that the run's reaper drops it when the run ends; the test may drop it
+ * sooner. Returns its name and URL.
+ */
+export async function createTestDatabase(name?: string): Promise<{ name: string; url: string }> {
+  name ??= `${TEST_DATABASE_PREFIX}${Date.now()}_${crypto.randomUUID().slice(0, 8)}`;
+  ensureRunReaper(POSTGRES_SERVER_URL);
   const admin = openPostgres(POSTGRES_SERVER_URL, 1);
   try {
     await _dropStaleTestDatabases(admin);
     await admin.exec(`create database ${name}`);
+    await admin.exec(`comment on database ${name} is '${runTag(testRunId())}'`);
   } finally {
     await admin.close();
   }
   const url = new URL(POSTGRES_SERVER_URL);
   url.pathname = `/${name}`;
-  const db = openPostgres(url.href, poolSize);
+  return { name, url: url.href };
+}
+
+/** A new database on the test server, migrated and seeded under `defaultPrivileges`. */
+async function _newPostgresDatabase(
+  poolSize: number,
+  defaultPrivileges: DefaultPrivileges,
+): Promise<{ db: SqlDatabase; url: string }> {
+  const { url } = await createTestDatabase();
+  const db = openPostgres(url, poolSize);
   await resetDatabase(db, { defaultPrivileges });
-  return { db, url: url.href };
+  return { db, url };
 }
 
 /**
@@ -91,9 +106,10 @@ export async function permissivePostgres(): Promise<SqlDatabase | null> {
 const STALE_AFTER_MS = 20 * 60 * 1000;
 
 /**
- * Drops the databases of earlier runs: a file cannot drop its own at exit, so a later run does. Only those
- * made more than {@linkcode STALE_AFTER_MS} ago (the time is in the name): a concurrent run's database can
- * be idle between two of its tests, and dropping it then would fail that run.
+ * The backstop for runs whose reaper could not drop their databases (no --allow-run, the machine stopped):
+ * drops test databases made more than {@linkcode STALE_AFTER_MS} ago (the time is in the name) that no
+ * session uses (a drop without `force` fails on one in use, and is then left alone). A concurrent run's
+ * database is younger, or in use by its file's open pool.
  */
 async function _dropStaleTestDatabases(admin: SqlDatabase): Promise<void> {
   const rows = await admin.query<{ datname: string }>(
