@@ -124,6 +124,18 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
         summary: "Moved to shipped; delivered is the one move left",
         value: { success: true, ...SHIPPED_ORDER, status: "shipped", allowed: ["delivered"], changed: true },
       },
+      cancelledPaid: {
+        summary:
+          "A paid order cancelled: its payment goes back through Razorpay, issued by the next drain run",
+        value: {
+          success: true,
+          ...SHIPPED_ORDER,
+          status: "cancelled",
+          allowed: [],
+          changed: true,
+          refund: { amount: 1016.94, status: "pending" },
+        },
+      },
     },
     errors: { UNAUTHORIZED: _SERVICE_KEY_REQUIRED },
   },
@@ -160,6 +172,16 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
           orderStatus: "paid",
           refundDue: false,
           replayed: false,
+        },
+      },
+      refundProcessed: {
+        summary: "refund.processed of a refund the drain issued: the bank has it",
+        value: {
+          received: true,
+          refundId: "019ad2c4-5e6f-7a1b-8c2d-3e4f5a6b7c8d",
+          orderId: EXAMPLE_IDS.order,
+          refundStatus: "processed",
+          changed: true,
         },
       },
       ignored: {

@@ -1,8 +1,8 @@
 /**
  * The payment-webhook function over HTTP on the local stack, fed Razorpay events built from the documented
  * payload shapes and signed as Razorpay signs them: no signature or a wrong one stores nothing, a replayed
- * event pays once and e-mails once, a wrong amount or currency is recorded and pays nothing, a payment for
- * a cancelled or already-paid order is recorded for refund and reported.
+ * event pays once and e-mails once, a wrong amount or currency is recorded, pays nothing and is owed back, a
+ * payment for a cancelled or already-paid order is recorded for refund and reported.
  */
 import assert from "node:assert/strict";
 import type { SqlDatabase } from "../local/sql_database.ts";
@@ -190,7 +190,7 @@ for (const { name, db } of await testDatabases()) {
     }
   });
 
-  test("POST payment-webhook records an amount that differs from the order's final amount and does not mark it paid", async () => {
+  test("POST payment-webhook records an amount that differs from the order's final amount, does not mark it paid, and owes it back", async () => {
     const stack = await stackWithMail(db);
     try {
       const { orderId } = await newOrder(db);
@@ -201,7 +201,7 @@ for (const { name, db } of await testDatabases()) {
         assert.deepEqual([body.outcome, body.orderStatus, body.refundDue], [
           "amount_mismatch",
           "payment_pending",
-          false,
+          true,
         ]);
       }
       await stack.settled();

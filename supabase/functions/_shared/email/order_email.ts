@@ -106,6 +106,18 @@ export interface StatusEmailData {
    * recorded.
    */
   recordedPayments?: { count: number; amountMinor: number | null };
+  /**
+   * The method the gateway payment that paid the order was made by, as the gateway reported it (`card`,
+   * `upi`, `netbanking`, ...); null when no gateway payment paid it or the gateway did not say. Absent on
+   * rows written before it was recorded (the method chosen at checkout is shown then).
+   */
+  paidWith?: string | null;
+  /**
+   * The order's refunds at the move (this move's included): a `cancelled` e-mail says the money is being
+   * refunded through the gateway, or that the store returns it itself (`manual`). Absent on rows written
+   * before refunds were recorded.
+   */
+  refunds?: { amountMinor: number; currency: string; status: string }[];
 }
 
 /**
