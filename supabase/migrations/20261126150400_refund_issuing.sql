@@ -20,7 +20,8 @@
 --   gateway's dashboard) is answered found: false.
 -- - failed_refunds: the failed refunds, newest first, for the drain's report.
 -- A refund row is locked by these functions only, each in its own transaction and before anything else
--- (20261126150000_refunds.sql, "THE LOCK ORDER").
+-- (20261126150000_refunds.sql, "THE LOCK ORDER"); record_refund_event, a request's, reaches it through its
+-- queue `refund/<id>`, so that every wait it makes is bounded by its deadline.
 --
 -- SQLSTATEs: OCN00 VALIDATION_FAILED (detail: [{ path, message }]), OCT00 DEADLINE_EXCEEDED, 22023 for a
 -- claim's or result's limits out of range.
@@ -200,17 +201,18 @@ begin
   end if;
 
   -- ours: by the receipt we gave it, else by the gateway's id; only a refund of the payment the event names
-  perform public.bound_lock_wait();
   select r.* into v_refund
   from public.refunds r join public.payments p on p.id = r.payment_id
   where (r.id = v_receipt or r.provider_refund_id = p_provider_refund_id)
     and p.provider = p_provider and p.provider_payment_id = p_provider_payment_id
   order by (r.id = v_receipt) desc nulls last
-  limit 1
-  for update of r;
+  limit 1;
   if not found then
     return jsonb_build_object('found', false, 'changed', false);
   end if;
+  -- then locked: a retried event waits in the refund's queue, one wait each, bounded by the deadline
+  perform public.join_queue('refund/' || v_refund.id::text);
+  select r.* into v_refund from public.refunds r where r.id = v_refund.id for update;
 
   v_status := case
     -- another refund of the gateway's under our receipt: not this one's word
