@@ -1,8 +1,9 @@
 /**
  * Issuing the refunds that are due, one job of the drain's run (contract: "The drain's run issues pending
  * refunds"), within the run's budget: claim what is due, and for each refund, while the budget lasts, first
- * list the payment's refunds at the gateway and adopt one whose receipt is our refund's id, else create it
- * with that receipt (`speed: normal`, `notes.orderId`); record each result under its claim as it comes. So a
+ * list the payment's refunds at the gateway and adopt one whose receipt is our refund's id (and that has not
+ * failed: a person may set a failed refund `pending` again to retry it), else create it with that receipt
+ * (`speed: normal`, `notes.orderId`); record each result under its claim as it comes. So a
  * run that died between the gateway's answer and our commit, or whose answer was lost, never refunds twice:
  * the next run finds the refund by its receipt. Every call to the gateway ends within the run (its time
  * limit is the run's time left, at most PAYMENT_PROVIDER_TIMEOUT_MS); a hung call is an error, retried by a
@@ -94,7 +95,7 @@ async function _issue(
   try {
     const existing = (await provider.listRefunds(refund.providerPaymentId, {
       timeoutMs: budget.requestTimeoutMs(),
-    })).find((candidate) => candidate.receipt === refund.refundId);
+    })).find((candidate) => candidate.receipt === refund.refundId && candidate.status !== "failed");
     if (existing) {
       return {
         result: { kind: "issued", providerRefundId: existing.id, providerStatus: existing.status },
