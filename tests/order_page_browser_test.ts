@@ -3,7 +3,8 @@
  * through the functions on the local stack: the items, the subtotal, the fee named after the method and
  * the total; the date and times in India's time zone, as PostgreSQL itself converts the stored instants;
  * the timeline; the parcel of a shipped order; the Pay button of a gateway order awaiting payment, which
- * pays it through the fake Razorpay's Checkout; and at 360 px nothing scrolls sideways. Photographed into
+ * pays it through the fake Razorpay's Checkout; and at 360 px nothing scrolls sideways, long unbroken text
+ * of a store or carrier (an answer of track-order stood in for) included. Photographed into
  * .local/screenshots/, or into docs/ with UPDATE_SCREENSHOTS=1. Skipped with a notice without Chromium.
  */
 import assert from "node:assert/strict";
@@ -207,6 +208,64 @@ Deno.test({
         ],
       );
       assert.equal(row.status, "paid");
+    } finally {
+      await stack.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "[pglite] the order page breaks a store's or carrier's long unbroken text rather than scroll sideways at 360 px",
+  ignore: !chromium,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const stack = await startTestStack({ db: await sharedPglite() });
+    const long = "DarjeelingFirstFlushMuscatelSpecialReserveEstateTeaWithAnExtraLongName1234567890";
+    const answer = {
+      success: true,
+      orderId: "0b8f5a52-9a8e-4d1c-8f59-3f3c2f0d1a77",
+      orderNumber: "ORD-2026-1000000",
+      status: "shipped",
+      createdAt: "2026-11-25T18:40:00Z",
+      storeName: long,
+      timeZone: "Asia/Kolkata",
+      currency: "INR",
+      paymentMethod: "gateway",
+      gatewayMethod: "wallet",
+      items: [{
+        productName: long,
+        variantName: long,
+        quantity: 10000,
+        unitPrice: 99999,
+        lineTotal: 999990000,
+      }],
+      totalAmount: 999990000,
+      checkoutFee: 19999800,
+      finalAmount: 1019989800,
+      history: [{ status: "payment_pending", at: "2026-11-25T18:40:00Z" }, {
+        status: "shipped",
+        at: "2026-11-26T18:40:00Z",
+      }],
+      shipment: { carrier: long, trackingNumber: long, trackingUrl: `https://track.example/${long}` },
+    };
+    try {
+      await withPage(async (page, errors) => {
+        await page.setViewport({ width: 360, height: 740 });
+        await page.setRequestInterception(true);
+        page.on("request", (request) => {
+          if (request.url().includes("/functions/v1/track-order")) {
+            request.respond({ status: 200, contentType: "application/json", body: JSON.stringify(answer) });
+          } else request.continue();
+        });
+        await openOrderPage(page, `${stack.url}/track?order=${answer.orderId}&token=t`);
+        // 18:40 UTC is 00:10 the next day in India
+        assert.equal(await visibleText(page, ".placed"), "Placed 26 Nov 2026, 12:10 am");
+        assert.equal(await visibleText(page, "#total"), "Total ₹1,01,99,89,800.00");
+        assert.equal(await sidewaysOverflow(page), 0);
+        assert.deepEqual(errors, []);
+      });
     } finally {
       await stack.close();
     }
