@@ -96,8 +96,15 @@ export const TrackOrderResponse = z.strictObject({
   status: OrderStatus,
   createdAt: z.string(),
   storeName: z.string(),
+  timeZone: z.string().meta({
+    description: "the store's IANA time zone (default Asia/Kolkata): show the order's dates in it",
+    examples: ["Asia/Kolkata"],
+  }),
   currency: z.string().regex(/^[A-Z]{3}$/),
   paymentMethod: z.enum(["upi_direct", "gateway"]),
+  gatewayMethod: z.enum(["card", "upi", "wallet"]).nullable().meta({
+    description: "the gateway method the order was priced with, which names its fee; null for upi_direct",
+  }),
   items: z.array(z.strictObject({
     productName: z.string(),
     variantName: z.string().nullable(),
