@@ -456,6 +456,7 @@ export type Database = {
         Row: {
           created_at: string
           id: string
+          imported_stock: number | null
           is_active: boolean
           name: string
           price: number | null
@@ -467,6 +468,7 @@ export type Database = {
         Insert: {
           created_at?: string
           id?: string
+          imported_stock?: number | null
           is_active?: boolean
           name: string
           price?: number | null
@@ -478,6 +480,7 @@ export type Database = {
         Update: {
           created_at?: string
           id?: string
+          imported_stock?: number | null
           is_active?: boolean
           name?: string
           price?: number | null
@@ -500,6 +503,7 @@ export type Database = {
         Row: {
           created_at: string
           id: string
+          imported_stock: number | null
           is_active: boolean
           name: string
           price: number
@@ -511,6 +515,7 @@ export type Database = {
         Insert: {
           created_at?: string
           id?: string
+          imported_stock?: number | null
           is_active?: boolean
           name: string
           price: number
@@ -522,6 +527,7 @@ export type Database = {
         Update: {
           created_at?: string
           id?: string
+          imported_stock?: number | null
           is_active?: boolean
           name?: string
           price?: number

@@ -40,7 +40,9 @@ export function readKeyMap(env: Record<string, string | undefined>, name: string
     parsed = JSON.parse(raw);
   } catch {
     throw new ConfigError(
-      `${name} must be a JSON object of key names to keys, e.g. {"default":"sb_secret_..."}`,
+      `${name} must be a JSON object of key names to keys, e.g. {"default":"${
+        name === "SUPABASE_SECRET_KEYS" ? "sb_secret_..." : "sb_publishable_..."
+      }"}`,
     );
   }
   const result = KeyMap.safeParse(parsed);
