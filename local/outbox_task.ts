@@ -19,6 +19,8 @@ import { supabaseEmailOutbox } from "../supabase/functions/_shared/email/supabas
 import { supabasePurgeExpiredGuards } from "../supabase/functions/_shared/orders/order_guards.ts";
 import { supabaseCancelUnpaidOrders } from "../supabase/functions/_shared/orders/unpaid_orders.ts";
 import { createFileMailer } from "./file_mailer.ts";
+import { parsePort } from "./dev_startup.ts";
+import { serviceKeyRefusal } from "./service_key_check.ts";
 import { DEMO_KEYS } from "./stack.ts";
 
 /** What the task may be handed instead of its defaults (tests). */
@@ -38,7 +40,7 @@ export function outboxTaskEnv(env: Record<string, string | undefined>): Record<s
   const keys = env.SUPABASE_SERVICE_ROLE_KEY || env.SUPABASE_SECRET_KEYS
     ? {}
     : { SUPABASE_SERVICE_ROLE_KEY: DEMO_KEYS.serviceRole };
-  return { ...env, SUPABASE_URL: `http://127.0.0.1:${env.PORT || 54321}`, ...keys };
+  return { ...env, SUPABASE_URL: `http://127.0.0.1:${parsePort(env.PORT, 54321, 1)}`, ...keys };
 }
 
 /** Whether `url` is this machine: only then may e-mails go to files instead of Resend. */
@@ -98,6 +100,8 @@ export async function runOutboxTask(
   if (!(await _answers(config.supabaseUrl))) {
     throw new Error(describeNothingAnswers(config.supabaseUrl, taskEnv));
   }
+  const refusal = await serviceKeyRefusal(config.supabaseUrl, config.serviceKey, taskEnv);
+  if (refusal) throw new Error(refusal);
   const report = await runOutboxDrain({
     mailer,
     outbox: supabaseEmailOutbox(client, config.databaseTimeoutMs),

@@ -134,8 +134,8 @@ export const FUNCTIONS: FunctionDescription[] = [
     errors: [..._PAYMENT_ERRORS, "ORDER_NOT_PAYABLE"],
     errorWhen: {
       ..._PAYMENT_WHEN,
-      ORDER_NOT_PAYABLE: "the order is not a gateway order awaiting its payment; details give its " +
-        "status and payment method",
+      ORDER_NOT_PAYABLE: "the order is not a gateway order awaiting its payment, or its final amount is " +
+        "below Razorpay's minimum (100 subunits: ₹1.00); details give its status and payment method",
     },
   },
   {

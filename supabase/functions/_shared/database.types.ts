@@ -459,6 +459,7 @@ export type Database = {
         Row: {
           created_at: string
           id: string
+          imported_stock: number | null
           is_active: boolean
           name: string
           price: number | null
@@ -470,6 +471,7 @@ export type Database = {
         Insert: {
           created_at?: string
           id?: string
+          imported_stock?: number | null
           is_active?: boolean
           name: string
           price?: number | null
@@ -481,6 +483,7 @@ export type Database = {
         Update: {
           created_at?: string
           id?: string
+          imported_stock?: number | null
           is_active?: boolean
           name?: string
           price?: number | null
@@ -503,6 +506,7 @@ export type Database = {
         Row: {
           created_at: string
           id: string
+          imported_stock: number | null
           is_active: boolean
           name: string
           price: number
@@ -514,6 +518,7 @@ export type Database = {
         Insert: {
           created_at?: string
           id?: string
+          imported_stock?: number | null
           is_active?: boolean
           name: string
           price: number
@@ -525,6 +530,7 @@ export type Database = {
         Update: {
           created_at?: string
           id?: string
+          imported_stock?: number | null
           is_active?: boolean
           name?: string
           price?: number
