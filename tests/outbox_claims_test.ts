@@ -7,12 +7,10 @@ import assert from "node:assert/strict";
 import type { EmailResult, OutboxEmail } from "../supabase/functions/_shared/email/order_email.ts";
 import { createTestStore } from "./support/catalogue.ts";
 import { testDatabases } from "./support/databases.ts";
-import { createOrderWithEmails, serveOutbox } from "./support/outbox_orders.ts";
-
-const NOW = { limit: 100, minAgeSeconds: 0, staleAfterSeconds: 0 };
+import { claimAll, createOrderWithEmails, serveOutbox } from "./support/outbox_orders.ts";
 
 function failure(email: OutboxEmail, attempts = 1, claimToken = email.claimToken): EmailResult {
-  return { id: email.id, claimToken, attempts, error: "resend 422 validation_error" };
+  return { id: email.id, claimToken, attempts, error: "resend 422 validation_error", maybeDelivered: false };
 }
 
 for (const { name, db } of await testDatabases()) {
@@ -47,7 +45,7 @@ for (const { name, db } of await testDatabases()) {
     try {
       const stale = await createOrderWithEmails(db, store); // the request path's claim, then it stalls
       const ours = (rows: OutboxEmail[]) => rows.filter((row) => stale.some((e) => e.id === row.id));
-      const current = ours(await served.outbox.claimDue(NOW)); // a drain re-claims the rows
+      const current = ours((await claimAll(served.outbox)).emails); // a drain re-claims the rows
       assert.equal(current.length, 2);
       assert.ok(current.every((row) => !stale.some((e) => e.claimToken === row.claimToken)));
 
@@ -88,7 +86,7 @@ for (const { name, db } of await testDatabases()) {
       );
 
       for (let send = 2; send <= 10; send++) {
-        const claimed = (await served.outbox.claimDue(NOW)).filter((row) => row.orderId === buyer.orderId)
+        const claimed = (await claimAll(served.outbox)).emails.filter((row) => row.orderId === buyer.orderId)
           .sort((a, b) => a.kind.localeCompare(b.kind));
         assert.deepEqual(claimed.map((row) => [row.kind, row.attempts]), [["buyer", send + 1], [
           "seller",
@@ -111,9 +109,9 @@ for (const { name, db } of await testDatabases()) {
         ["dead", 10, 12, null],
         ["sent", 9, 12, null],
       ]);
-      const again = await served.outbox.claimDue(NOW);
+      const again = await claimAll(served.outbox);
       assert.equal(
-        again.filter((row) => row.orderId === buyer.orderId).length,
+        again.emails.filter((row) => row.orderId === buyer.orderId).length,
         0,
         "a dead row is never claimed",
       );
@@ -142,16 +140,12 @@ for (const { name, db } of await testDatabases()) {
            where id = $1`,
           [buyer.id, failures, lastSendMinutesAgo * 60],
         );
-        const claimed = await served.outbox.claimDue({
-          limit: 100,
-          minAgeSeconds: 60,
-          staleAfterSeconds: 300,
-        });
-        const ours = claimed.find((row) => row.id === buyer.id);
+        const claimed = await claimAll(served.outbox, { minAgeSeconds: 60, staleAfterSeconds: 300 });
+        const ours = claimed.emails.find((row) => row.id === buyer.id);
         if (ours) {
           // hand the claim back as a failure that does not count, so the next case starts from 'failed'
           await db.query(
-            "update public.email_outbox set status = 'failed', claim_token = null where id = $1",
+            "update public.email_outbox set status = 'failed', claim_token = null, claim_expires_at = null where id = $1",
             [buyer.id],
           );
         }

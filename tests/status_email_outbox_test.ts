@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { createTestStore } from "./support/catalogue.ts";
 import { testDatabases } from "./support/databases.ts";
-import { startFakeResend } from "./support/fake_resend.ts";
+import { startFakeResend } from "../local/fake_resend.ts";
 import { startTestStack } from "./support/local_stack.ts";
 import { gatewayOrderBody } from "./support/order_request.ts";
 import { paymentCapturedEvent, postRazorpayEvent } from "./support/razorpay_events.ts";

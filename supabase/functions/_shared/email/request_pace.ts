@@ -1,0 +1,54 @@
+/**
+ * The drain's pace towards the e-mail provider: at most its rate limit (Resend: 2 requests a second unless
+ * the account's is higher, RESEND_REQUESTS_PER_SECOND), and no request before a 429's `retry-after` has
+ * passed. Requests are started on turns; they need not end before the next turn starts, so a provider that
+ * answers slowly (or never) does not slow the pace below its limit.
+ */
+
+/** Options of {@linkcode createRequestPace}. */
+export interface RequestPaceOptions {
+  /** Requests a second; Infinity: no limit (a mailer that is not rate-limited, such as local files). */
+  perSecond: number;
+  sleep: (ms: number) => Promise<void>;
+  now?: () => number;
+}
+
+/** Hands out request turns. One caller at a time. */
+export interface RequestPace {
+  /**
+   * Waits for the next request's turn and takes it; answers false at once, taking nothing, when that turn
+   * would come more than `withinMs` from now.
+   */
+  turn(withinMs: number): Promise<boolean>;
+  /** No turn before `ms` from now (a 429's `retry-after`). */
+  holdFor(ms: number): void;
+  /** Turns that fit in the next `ms`, the one due now included. */
+  turnsWithin(ms: number): number;
+}
+
+/** A pace of `perSecond` requests a second, the first turn now. */
+export function createRequestPace(options: RequestPaceOptions): RequestPace {
+  const now = options.now ?? Date.now;
+  const intervalMs = Number.isFinite(options.perSecond) && options.perSecond > 0
+    ? 1000 / options.perSecond
+    : 0;
+  let nextAt = now();
+  return {
+    async turn(withinMs) {
+      const at = Math.max(nextAt, now());
+      const wait = at - now();
+      if (wait > withinMs) return false;
+      nextAt = at + intervalMs;
+      if (wait > 0) await options.sleep(wait);
+      return true;
+    },
+    holdFor(ms) {
+      nextAt = Math.max(nextAt, now() + ms);
+    },
+    turnsWithin(ms) {
+      if (intervalMs === 0) return Number.MAX_SAFE_INTEGER;
+      const wait = Math.max(0, nextAt - now());
+      return wait > ms ? 0 : Math.floor((ms - wait) / intervalMs) + 1;
+    },
+  };
+}
