@@ -27,7 +27,10 @@ export interface RunBudget {
    * and its result is recorded, before the run's end.
    */
   requestTimeoutMs(): number;
-  /** How long a claim made now must last: until the run's end (its budget plus one send's timeout). */
+  /**
+   * How long a claim made now must last: until the run's end (its budget plus one send's timeout), and the
+   * time its last result takes to be recorded.
+   */
   claimMs(): number;
   /** Milliseconds since the run started. */
   elapsedMs(): number;
@@ -40,13 +43,13 @@ export function createRunBudget(options: RunBudgetOptions): RunBudget {
   const budgetEnd = start + options.budgetMs;
   const runEnd = budgetEnd + options.sendTimeoutMs;
   // the time a result takes to be recorded after its request: a request never ends closer than this to the
-  // run's end, so that its result is recorded while the claim it was sent under still holds
+  // run's end, and a claim holds this long past it, so that a result is recorded while its claim holds
   const reserveMs = Math.min(1_000, Math.floor(options.sendTimeoutMs / 4));
   return {
     open: () => now() < budgetEnd,
     remainingMs: () => Math.max(0, budgetEnd - now()),
     requestTimeoutMs: () => Math.max(0, Math.min(options.sendTimeoutMs, runEnd - reserveMs - now())),
-    claimMs: () => Math.max(1, Math.ceil(runEnd - now())),
+    claimMs: () => Math.max(1, Math.ceil(runEnd + reserveMs - now())),
     elapsedMs: () => now() - start,
   };
 }

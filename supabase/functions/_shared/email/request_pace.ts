@@ -35,12 +35,17 @@ export function createRequestPace(options: RequestPaceOptions): RequestPace {
   let nextAt = now();
   return {
     async turn(withinMs) {
-      const at = Math.max(nextAt, now());
-      const wait = at - now();
-      if (wait > withinMs) return false;
-      nextAt = at + intervalMs;
-      if (wait > 0) await options.sleep(wait);
-      return true;
+      const deadline = now() + withinMs;
+      for (;;) {
+        const planned = nextAt;
+        const at = Math.max(planned, now());
+        if (at > deadline) return false;
+        if (at > now()) await options.sleep(at - now());
+        // a 429 that came back while this turn waited holds it too
+        if (nextAt !== planned) continue;
+        nextAt = at + intervalMs;
+        return true;
+      }
     },
     holdFor(ms) {
       nextAt = Math.max(nextAt, now() + ms);
