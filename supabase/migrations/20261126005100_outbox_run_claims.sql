@@ -90,7 +90,8 @@ as $$
 $$;
 
 -- One claim of a drain run: marks superseded rows, then claims the rows of one kind of request, oldest due
--- first, each under a new claim token, expiring p_claim_ms from now:
+-- first, each under a new claim token, expiring p_claim_ms from now; never a row the same run has claimed or
+-- tried already (the run started p_run_ms ago), so a row fails at most once a run, whatever its minimum age:
 -- - the oldest due row is in a batch: that batch, whole (one request);
 -- - it may have been delivered alone, or p_batch_limit is 0 (the mailer has no batch endpoint): up to
 --   p_alone_limit such rows (one request each);
@@ -102,7 +103,8 @@ create function public.claim_due_emails(
   p_alone_limit integer,
   p_min_age_seconds integer,
   p_stale_after_seconds integer,
-  p_claim_ms integer
+  p_claim_ms integer,
+  p_run_ms integer
 )
 returns jsonb
 language plpgsql
@@ -111,6 +113,7 @@ set search_path = ''
 as $$
 declare
   v_expires timestamptz;
+  v_run_start timestamptz;
   v_superseded jsonb;
   v_first public.email_outbox;
   v_key text;
@@ -121,11 +124,13 @@ begin
     or p_alone_limit is null or p_alone_limit not between 1 and 100
     or p_min_age_seconds is null or p_min_age_seconds < 0
     or p_stale_after_seconds is null or p_stale_after_seconds < 0
-    or p_claim_ms is null or p_claim_ms not between 1 and 600000 then
-    raise exception 'claim_due_emails: limits 0-100 and 1-100, ages >= 0 and a claim of 1-600000 ms'
+    or p_claim_ms is null or p_claim_ms not between 1 and 600000
+    or p_run_ms is null or p_run_ms not between 0 and 600000 then
+    raise exception 'claim_due_emails: limits 0-100 and 1-100, ages >= 0, a claim of 1-600000 ms, a run of 0-600000 ms'
       using errcode = '22023';
   end if;
   v_expires := now() + make_interval(secs => p_claim_ms / 1000.0);
+  v_run_start := now() - make_interval(secs => p_run_ms / 1000.0);
   -- one claimer at a time: a batch is claimed whole or not at all
   perform pg_advisory_xact_lock(hashtextextended('public.claim_due_emails', 0));
 
@@ -155,6 +160,7 @@ begin
   from public.email_outbox e
   where e.status in ('pending', 'sending', 'failed')
     and public.email_outbox_due(e, p_min_age_seconds, p_stale_after_seconds)
+    and coalesce(e.claimed_at, e.created_at) < v_run_start
   order by coalesce(e.claimed_at, e.created_at), e.id
   limit 1;
 
@@ -183,6 +189,7 @@ begin
         and e.batch_key is null
         and (e.delivery_unknown or e.status = 'sending' or p_batch_limit = 0)
         and public.email_outbox_due(e, p_min_age_seconds, p_stale_after_seconds)
+        and coalesce(e.claimed_at, e.created_at) < v_run_start
       order by coalesce(e.claimed_at, e.created_at), e.id
       limit p_alone_limit
       for update of e skip locked
@@ -198,6 +205,7 @@ begin
         and e.batch_key is null
         and not e.delivery_unknown
         and public.email_outbox_due(e, p_min_age_seconds, p_stale_after_seconds)
+        and coalesce(e.claimed_at, e.created_at) < v_run_start
       order by coalesce(e.claimed_at, e.created_at), e.id
       limit p_batch_limit
       for update of e skip locked
@@ -288,8 +296,9 @@ grant execute on function public.email_outbox_message(public.email_outbox) to se
 revoke execute on function public.email_outbox_due(public.email_outbox, integer, integer)
   from public, anon, authenticated;
 grant execute on function public.email_outbox_due(public.email_outbox, integer, integer) to service_role;
-revoke execute on function public.claim_due_emails(integer, integer, integer, integer, integer)
+revoke execute on function public.claim_due_emails(integer, integer, integer, integer, integer, integer)
   from public, anon, authenticated;
-grant execute on function public.claim_due_emails(integer, integer, integer, integer, integer) to service_role;
+grant execute on function public.claim_due_emails(integer, integer, integer, integer, integer, integer)
+  to service_role;
 revoke execute on function public.record_email_results(jsonb) from public, anon, authenticated;
 grant execute on function public.record_email_results(jsonb) to service_role;

@@ -572,6 +572,7 @@ export type Database = {
           p_batch_limit: number
           p_claim_ms: number
           p_min_age_seconds: number
+          p_run_ms: number
           p_stale_after_seconds: number
         }
         Returns: Json

@@ -16,6 +16,8 @@ export interface ClaimOptions {
   staleAfterSeconds: number;
   /** How long this claim holds: until the run's end. Then any run may claim the rows again. */
   claimMs: number;
+  /** How long ago the run started: a row it claimed or tried already is not claimed again (default 0). */
+  runMs?: number;
 }
 
 /** A row the claim did not send because its order has left the state it asks someone to act on. */

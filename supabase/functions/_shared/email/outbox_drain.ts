@@ -180,6 +180,7 @@ export async function drainOutbox(
         minAgeSeconds: options.minAgeSeconds ?? 60,
         staleAfterSeconds: options.staleAfterSeconds ?? 300,
         claimMs: run.budget.claimMs(),
+        runMs: Math.floor(run.budget.elapsedMs()),
       });
       if (claimed.superseded.length > 0) {
         superseded.count += claimed.superseded.length;

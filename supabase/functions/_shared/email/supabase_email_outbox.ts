@@ -40,6 +40,7 @@ export function supabaseEmailOutbox(client: DatabaseClient, timeoutMs = 10_000):
           p_min_age_seconds: options.minAgeSeconds,
           p_stale_after_seconds: options.staleAfterSeconds,
           p_claim_ms: options.claimMs,
+          p_run_ms: options.runMs ?? 0,
         }).abortSignal(signal)) as Partial<ClaimedEmails> | null;
       if (
         !Array.isArray(data?.emails) || !data.emails.every(_isOutboxEmail) ||
