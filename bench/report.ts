@@ -4,6 +4,7 @@ import type { ColdStarts } from "./cold_start.ts";
 import type { PerOrder } from "./cost_summary.ts";
 import type { RunCost } from "./cost_window.ts";
 import type { RpcCheck } from "./service_bench.ts";
+import type { BacklogFigures } from "./backlog_drain.ts";
 import { CLIENTS } from "./settings.ts";
 import { round, type Spread3 } from "./stats.ts";
 
@@ -59,6 +60,8 @@ export interface BenchResults {
   handlerOnly: HttpFigures;
   helloWorld: HttpFigures;
   coldStartMs: ColdStarts;
+  /** The outbox drain's backlog after an outage (bench/backlog_drain.ts), one entry per case. */
+  backlogDrain?: BacklogFigures[];
   ratios: Record<string, number>;
   targets: Target[];
   checks: Target[];

@@ -15,8 +15,7 @@ import { postStatusMove, statusEmailRows } from "./support/status_moves.ts";
 
 for (const { name, db } of await testDatabases()) {
   Deno.test({
-    name:
-      `[${name}] POST outbox-drain sends a status e-mail the request path failed to send, once`,
+    name: `[${name}] POST outbox-drain sends a status e-mail the request path failed to send, once`,
     sanitizeOps: false,
     sanitizeResources: false,
     async fn() {

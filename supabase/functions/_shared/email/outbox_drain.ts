@@ -15,14 +15,8 @@ import type { DeadEmailReport } from "./email_outbox.ts";
 import { addSummary, describeError } from "./email_results.ts";
 import { MAX_BATCH_MESSAGES } from "./mailer.ts";
 import type { OutboxSenderDeps } from "./outbox_sender.ts";
-import {
-  type DrainSummary,
-  emptyDrainSummary,
-  type PacedSendDeps,
-  sendPaced,
-  type SendWork,
-  sendWorkOf,
-} from "./paced_sends.ts";
+import { type PacedSendDeps, sendPaced } from "./paced_sends.ts";
+import { type DrainSummary, emptyDrainSummary, type SendWork, sendWorkOf } from "./send_work.ts";
 import { createRequestPace } from "./request_pace.ts";
 
 export type { DrainSummary };

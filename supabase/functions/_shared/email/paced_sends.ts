@@ -13,7 +13,6 @@ import {
   describeError,
   type EmailRenderConfig,
   emailResult,
-  emptySummary,
   renderClaimedEmail,
   type SendSummary,
   summarize,
@@ -29,24 +28,9 @@ import type { EmailResult, OutboxEmail } from "./order_email.ts";
 import type { RequestPace } from "./request_pace.ts";
 import { boundedSend } from "./send_retry.ts";
 import type { RunBudget } from "../run_budget.ts";
+import { type DrainSummary, emptyDrainSummary, rowsOf, type SendWork } from "./send_work.ts";
 
-/** One request's worth of claimed rows. */
-export type SendWork =
-  | { kind: "alone"; email: OutboxEmail }
-  | { kind: "batch"; key: string; emails: OutboxEmail[] };
-
-/** What a run's sending did: a sender's counts, and the rows superseded and handed back. */
-export interface DrainSummary extends SendSummary {
-  /** Rows not sent because their order has left the state they ask someone to act on. */
-  superseded: number;
-  /** Rows claimed and never sent (the budget ran out first), handed back to be claimed again. */
-  released: number;
-}
-
-/** The summary of nothing. */
-export function emptyDrainSummary(): DrainSummary {
-  return { ...emptySummary(), superseded: 0, released: 0 };
-}
+export type { DrainSummary, SendWork };
 
 /** What the paced sender needs. */
 export interface PacedSendDeps {
@@ -60,26 +44,6 @@ export interface PacedSendDeps {
 
 /** Requests under way at once, at most: a bound for mailers without a rate limit (local files, tests). */
 export const MAX_REQUESTS_UNDER_WAY = 16;
-
-/** The claimed rows as requests: rows of one batch together (in the claim's order), every other row alone. */
-export function sendWorkOf(emails: OutboxEmail[]): SendWork[] {
-  const work: SendWork[] = [];
-  const batches = new Map<string, OutboxEmail[]>();
-  for (const email of emails) {
-    if (!email.batchKey) {
-      work.push({ kind: "alone", email });
-      continue;
-    }
-    const members = batches.get(email.batchKey);
-    if (members) members.push(email);
-    else {
-      const batch = [email];
-      batches.set(email.batchKey, batch);
-      work.push({ kind: "batch", key: email.batchKey, emails: batch });
-    }
-  }
-  return work;
-}
 
 interface _Item {
   work: SendWork;
@@ -121,13 +85,23 @@ export async function sendPaced(
       const work = await more(Math.min(100, fit));
       if (work.length === 0) exhausted = true;
       queue.push(...work.map((w) => ({ work: w, attempts: 0, maybeDelivered: false })));
-      summary.claimed += work.reduce((n, w) => n + _rows(w).length, 0);
+      summary.claimed += work.reduce((n, w) => n + rowsOf(w).length, 0);
       continue;
     }
     if (queue.length === 0 || running.size >= MAX_REQUESTS_UNDER_WAY) {
       if (running.size === 0) break;
       await Promise.race(running);
       continue;
+    }
+    // rendered before its turn, so that the request leaves on its turn: the provider counts arrivals
+    const head = queue[0];
+    if (!head.ready) {
+      const unrenderable = await _prepare(head, deps);
+      if (unrenderable.length > 0) addSummary(summary, await _record(unrenderable, deps));
+      if (head.ready!.length === 0) {
+        queue.splice(queue.indexOf(head), 1);
+        continue;
+      }
     }
     if (!(await pace.turn(budget.remainingMs())) || !budget.open()) break;
     const item = queue.shift()!;
@@ -140,7 +114,7 @@ export async function sendPaced(
   while (running.size > 0) await Promise.race(running);
   // never sent, or refused by a 429 and not tried again before the budget ran out
   const left = queue.flatMap((item) =>
-    (item.ready?.map((r) => r.email) ?? _rows(item.work)).map((email): EmailResult =>
+    (item.ready?.map((r) => r.email) ?? rowsOf(item.work)).map((email): EmailResult =>
       item.refused
         ? emailResult(
           email,
@@ -159,19 +133,23 @@ export async function sendPaced(
   return summary;
 }
 
-/** Sends one item's request (rendering its rows the first time). */
-async function _sendItem(item: _Item, deps: PacedSendDeps): Promise<_Sent> {
+/** Renders an item's rows once; answers the results of rows that cannot be rendered, out of its request. */
+async function _prepare(item: _Item, deps: PacedSendDeps): Promise<EmailResult[]> {
   const results: EmailResult[] = [];
-  if (!item.ready) {
-    item.ready = [];
-    for (const email of _rows(item.work)) {
-      const message = await renderClaimedEmail(email, deps.render);
-      // a row that cannot be rendered is sent by nobody: it fails alone, out of its request
-      if ("error" in message) results.push(emailResult(email, message.error, 1, deps.log));
-      else item.ready.push({ email, message });
-    }
+  item.ready = [];
+  for (const email of rowsOf(item.work)) {
+    const message = await renderClaimedEmail(email, deps.render);
+    // a row that cannot be rendered is sent by nobody: it fails alone
+    if ("error" in message) results.push(emailResult(email, message.error, 1, deps.log));
+    else item.ready.push({ email, message });
   }
-  const ready = item.ready;
+  return results;
+}
+
+/** Sends one item's request. */
+async function _sendItem(item: _Item, deps: PacedSendDeps): Promise<_Sent> {
+  const results = item.ready ? [] : await _prepare(item, deps);
+  const ready = item.ready!;
   if (ready.length === 0) return { results, again: false };
   if (item.work.kind === "batch" && !deps.mailer.sendBatch) {
     // a batch that may have been delivered goes only as itself: left for a mailer that sends batches
@@ -221,10 +199,6 @@ async function _sendItem(item: _Item, deps: PacedSendDeps): Promise<_Sent> {
     results.push(emailResult(email, result, item.attempts, deps.log));
   });
   return { results, again: false };
-}
-
-function _rows(work: SendWork): OutboxEmail[] {
-  return work.kind === "alone" ? [work.email] : work.emails;
 }
 
 /** Records results at once; a failure to record is logged, and the rows wait for their claim to expire. */
