@@ -33,7 +33,7 @@ for (const { name, db } of await testDatabases()) {
     );
 
   /** A gateway order whose request path could not send its two e-mails (refused: 422), paid by the gateway. */
-  async function paidOrderWithUnsentEmails(fake: ReturnType<typeof startFakeResend>) {
+  const paidOrderWithUnsentEmails = async (fake: ReturnType<typeof startFakeResend>) => {
     const store = await createTestStore(db);
     const stack = await startTestStack({
       db,
@@ -57,7 +57,7 @@ for (const { name, db } of await testDatabases()) {
       { kind: "status_paid", status: "failed" },
     ]);
     return { store, stack, order };
-  }
+  };
 
   const drain = (stack: { url: string; serviceKey: string }) =>
     fetch(`${stack.url}/functions/v1/outbox-drain`, {
