@@ -153,20 +153,19 @@ export async function runBacklogPhase(
   sizes: { emails: number; inDoubt: number },
   log: (line: string) => void,
 ): Promise<BacklogFigures[]> {
-  const figures = [
-    await drainBacklog(serverUrl, {
-      label: "refused, at 2/s",
-      emails: sizes.emails,
-      maybeDelivered: false,
-      pace: 2,
-    }, log),
-    await drainBacklog(serverUrl, {
-      label: "refused, at 10/s",
-      emails: sizes.emails,
-      maybeDelivered: false,
-      pace: 10,
-    }, log),
-  ];
+  const figures: BacklogFigures[] = [];
+  if (sizes.emails > 0) {
+    for (const pace of [2, 10]) {
+      figures.push(
+        await drainBacklog(serverUrl, {
+          label: `refused, at ${pace}/s`,
+          emails: sizes.emails,
+          maybeDelivered: false,
+          pace,
+        }, log),
+      );
+    }
+  }
   if (sizes.inDoubt > 0) {
     figures.push(
       await drainBacklog(serverUrl, {
