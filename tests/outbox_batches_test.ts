@@ -146,6 +146,29 @@ for (const { name, db } of await testDatabases()) {
     }
   });
 
+  test("drainOutbox() hands back what a 429 refused when its retry-after outlasts the run: no failure counted", async () => {
+    const store = await createTestStore(db);
+    const fake = startFakeResend();
+    try {
+      const emails = await ordersWithFailedEmails(db, served.outbox, store, 1, false); // one batch
+      fake.always({ status: 429, retryAfter: 5 });
+      const summary = await drain(fake, { budgetMs: 1_000 });
+      assert.deepEqual([summary.claimed, summary.sent, summary.failed, summary.released], [2, 0, 0, 2]);
+      const rows = await db.query<{ status: string; failures: number; attempts: number; due_now: boolean }>(
+        `select status, failures, attempts, claimed_at is null as due_now from public.email_outbox
+         where id = any($1::uuid[])`,
+        [emails.map((e) => e.id)],
+      );
+      // failed once before (3 requests), now one more request refused: still one failure, due at once
+      assert.deepEqual(rows.map((r) => [r.status, r.failures, r.attempts, r.due_now]), [
+        ["failed", 1, 4, true],
+        ["failed", 1, 4, true],
+      ]);
+    } finally {
+      await fake.close();
+    }
+  });
+
   Deno.test({
     name: `[${name}] (closes the outbox server)`,
     sanitizeOps: false,

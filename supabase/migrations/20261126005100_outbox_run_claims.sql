@@ -24,8 +24,10 @@
 --    row that may have been delivered is sent alone under its own key, for ever. Rows of a batch move together
 --    (claimed, recorded, dead together).
 -- 3. Superseded e-mails (the previous migration): the claim marks them `superseded` instead of claiming them.
--- 4. A claimer can hand back rows it claimed and never sent (the run's budget ended first): `released`, back to
---    pending or failed, no attempt or failure counted.
+-- 4. A claimer can hand back rows it claimed and never sent (the run's budget ended first, or a 429 that it
+--    did not try again: a rate limit is the provider's pace, not a failure of the e-mail): `released`, back to
+--    pending or failed, due at once (its claimed_at cleared), no failure counted (its refused requests are
+--    counted as attempts).
 -- Claims are serialized by a transaction-level advisory lock, so that two runs never split one batch.
 
 alter table public.email_outbox
@@ -92,7 +94,7 @@ $$;
 -- One claim of a drain run: marks superseded rows, then claims the rows of one kind of request, oldest due
 -- first, each under a new claim token, expiring p_claim_ms from now; never a row the same run has claimed or
 -- tried already (the run started p_run_ms ago), so a row fails at most once a run, whatever its minimum age:
--- - the oldest due row is in a batch: that batch, whole (one request);
+-- - the oldest due row is in a batch: that batch, whole (one request; none when p_batch_limit is 0);
 -- - it may have been delivered alone, or p_batch_limit is 0 (the mailer has no batch endpoint): up to
 --   p_alone_limit such rows (one request each);
 -- - else: up to p_batch_limit rows that no request may have delivered, as a new batch (one request).
@@ -161,6 +163,8 @@ begin
   where e.status in ('pending', 'sending', 'failed')
     and public.email_outbox_due(e, p_min_age_seconds, p_stale_after_seconds)
     and coalesce(e.claimed_at, e.created_at) < v_run_start
+    -- a batch goes only as itself: never to a mailer without a batch endpoint
+    and (e.batch_key is null or p_batch_limit > 0)
   order by coalesce(e.claimed_at, e.created_at), e.id
   limit 1;
 
@@ -237,7 +241,7 @@ $$;
 -- expired:
 --   [{ "id", "claimToken", "attempts", "providerId"? }                        sent
 --    | { "id", "claimToken", "attempts", "error", "maybeDelivered"? }         failed (dead at the 10th failure)
---    | { "id", "claimToken", "released": true }]                              never sent: back to pending/failed
+--    | { "id", "claimToken", "released": true, "attempts"? }]                 never sent: back to pending/failed
 -- providerId may be null: the provider answered that it had the message already under its key. A failed
 -- result whose request may have delivered the row (maybeDelivered; absent: false) marks the row so; a batch
 -- refused for sure whose rows no request may have delivered is dissolved. Returns the rows recorded with
@@ -266,7 +270,10 @@ as $$
         when e.failures + 1 >= 10 then 'dead'
         else 'failed'
       end,
-      attempts = e.attempts + case when r.released then 0 else greatest(coalesce(r.attempts, 1), 1) end,
+      attempts = e.attempts + case
+        when r.released then greatest(coalesce(r.attempts, 0), 0)
+        else greatest(coalesce(r.attempts, 1), 1)
+      end,
       failures = e.failures + case when r.error is not null and not r.released then 1 else 0 end,
       provider_id = coalesce(r.provider_id, e.provider_id),
       last_error = case
@@ -275,6 +282,8 @@ as $$
         else left(r.error, 2000)
       end,
       sent_at = case when r.error is null and not r.released then now() end,
+      -- a row handed back was due when it was claimed: it stays due, first in line
+      claimed_at = case when r.released then null else e.claimed_at end,
       claim_token = null,
       claim_expires_at = null,
       delivery_unknown = e.delivery_unknown or (r.maybe_delivered and not r.released),

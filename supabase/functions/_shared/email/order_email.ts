@@ -157,9 +157,10 @@ export function isStatusEmail(email: OutboxEmail): email is StatusOutboxEmail {
 /**
  * What a sender reports back for one claimed row, quoting the claim it sent under: sent (`providerId` null
  * when the provider already had it under its key), failed (`maybeDelivered` when a request may have delivered
- * it all the same), or released (never sent: the run's budget ended first).
+ * it all the same), or released (never sent: the run's budget ended first, before its first request or
+ * after a 429; `attempts` counts those refused requests).
  */
 export type EmailResult =
   | { id: string; claimToken: string; attempts: number; providerId: string | null }
   | { id: string; claimToken: string; attempts: number; error: string; maybeDelivered: boolean }
-  | { id: string; claimToken: string; released: true };
+  | { id: string; claimToken: string; released: true; attempts?: number };

@@ -3,8 +3,8 @@
  * alone under its own key, or a batch, whole, under the batch's key), several requests may be under way at
  * once, each ends within the run's request time-out, and each request's result is recorded as soon as it
  * comes. A 429 puts its work back at the head of the queue after its `retry-after`. When the run's budget runs
- * out nothing new starts; what was claimed and never sent is handed back (`released`), what was refused by a
- * 429 and not tried again is recorded as that failure.
+ * out nothing new starts, and what was claimed and never sent, or refused by a 429 and not tried again, is
+ * handed back (`released`): a rate limit is the provider's pace, not a failure of the e-mail.
  */
 import type { EmailOutbox, RecordedEmail } from "./email_outbox.ts";
 import type { EmailMessage } from "./email_templates.ts";
@@ -17,13 +17,7 @@ import {
   type SendSummary,
   summarize,
 } from "./email_results.ts";
-import {
-  type Mailer,
-  mayHaveDelivered,
-  orderEmailIdempotencyKey,
-  type SendFailure,
-  type SendResult,
-} from "./mailer.ts";
+import { type Mailer, mayHaveDelivered, orderEmailIdempotencyKey, type SendResult } from "./mailer.ts";
 import type { EmailResult, OutboxEmail } from "./order_email.ts";
 import type { RequestPace } from "./request_pace.ts";
 import { boundedSend } from "./send_retry.ts";
@@ -53,8 +47,6 @@ interface _Item {
   attempts: number;
   /** Whether any of them may have delivered its rows. */
   maybeDelivered: boolean;
-  /** The last 429, kept for rows that are not tried again. */
-  refused?: SendFailure;
 }
 
 /** An item's request done: its rows' results, and whether it goes back in the queue (a 429). */
@@ -112,23 +104,19 @@ export async function sendPaced(
     running.add(task);
   }
   while (running.size > 0) await Promise.race(running);
-  // never sent, or refused by a 429 and not tried again before the budget ran out
+  // never sent, or refused by a 429 and not tried again before the budget ran out: nothing was delivered
   const left = queue.flatMap((item) =>
-    (item.ready?.map((r) => r.email) ?? rowsOf(item.work)).map((email): EmailResult =>
-      item.refused
-        ? emailResult(
-          email,
-          { ...item.refused, maybeDelivered: item.maybeDelivered },
-          item.attempts,
-          deps.log,
-        )
-        : { id: email.id, claimToken: email.claimToken, released: true }
-    )
+    (item.ready?.map((r) => r.email) ?? rowsOf(item.work)).map((email): EmailResult => ({
+      id: email.id,
+      claimToken: email.claimToken,
+      released: true,
+      ...(item.attempts > 0 ? { attempts: item.attempts } : {}),
+    }))
   );
   if (left.length > 0) {
-    const released = left.filter((r) => "released" in r).length;
-    deps.log({ event: "email.released", released, refused: left.length - released });
-    addSummary(summary, { ...await _record(left, deps), released });
+    const rateLimited = queue.filter((item) => item.attempts > 0).length;
+    deps.log({ event: "email.released", released: left.length, rateLimitedRequests: rateLimited });
+    addSummary(summary, { ...await _record(left, deps), released: left.length });
   }
   return summary;
 }
@@ -151,23 +139,6 @@ async function _sendItem(item: _Item, deps: PacedSendDeps): Promise<_Sent> {
   const results = item.ready ? [] : await _prepare(item, deps);
   const ready = item.ready!;
   if (ready.length === 0) return { results, again: false };
-  if (item.work.kind === "batch" && !deps.mailer.sendBatch) {
-    // a batch that may have been delivered goes only as itself: left for a mailer that sends batches
-    item.ready = [];
-    deps.log({ event: "email.batch_left", outboxIds: ready.map((r) => r.email.id) });
-    return {
-      results: [
-        ...results,
-        ...ready.map(({ email }) => ({
-          id: email.id,
-          claimToken: email.claimToken,
-          released: true as const,
-        })),
-      ],
-      again: false,
-    };
-  }
-
   const timeoutMs = deps.budget.requestTimeoutMs();
   const work = item.work;
   const answer = work.kind === "batch"
@@ -184,7 +155,6 @@ async function _sendItem(item: _Item, deps: PacedSendDeps): Promise<_Sent> {
     item.maybeDelivered ||= mayHaveDelivered(answer);
     if (answer.retryable && !mayHaveDelivered(answer)) {
       // a rate limit: nothing was sent; the whole run waits its retry-after, and this request goes first again
-      item.refused = answer;
       deps.pace.holdFor(answer.retryAfterMs ?? 1_000);
       deps.log({ event: "email.rate_limited", retryAfterMs: answer.retryAfterMs ?? null });
       return { results, again: true };
