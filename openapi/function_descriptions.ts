@@ -262,9 +262,11 @@ export const FUNCTIONS: FunctionDescription[] = [
     method: "post",
     operationId: "drainOutbox",
     summary: "Send the e-mails that are due",
-    description: "One drain run, for pg_cron every minute: sends what is due, reports dead e-mails, purges " +
-      "expired idempotency keys and rate-limit windows. Service-role or secret key only. An empty body is " +
-      "the defaults.",
+    description: "One drain run, for pg_cron every minute: cancels the orders nobody paid in time, reports " +
+      "dead e-mails, purges expired idempotency keys and rate-limit windows, then sends what is due until " +
+      "its budget (OUTBOX_DRAIN_BUDGET_MS, default 40 s) runs out, answering within that budget plus one " +
+      "send's time-out (EMAIL_SEND_TIMEOUT_MS, default 10 s). Service-role or secret key only. An empty body " +
+      "is the defaults.",
     access: "service",
     parameters: [],
     request: { schema: "DrainRequest", required: false },

@@ -12,9 +12,12 @@ export type Database = {
       email_outbox: {
         Row: {
           attempts: number
+          batch_key: string | null
+          claim_expires_at: string | null
           claim_token: string | null
           claimed_at: string | null
           created_at: string
+          delivery_unknown: boolean
           failures: number
           id: string
           kind: string
@@ -31,9 +34,12 @@ export type Database = {
         }
         Insert: {
           attempts?: number
+          batch_key?: string | null
+          claim_expires_at?: string | null
           claim_token?: string | null
           claimed_at?: string | null
           created_at?: string
+          delivery_unknown?: boolean
           failures?: number
           id?: string
           kind: string
@@ -49,9 +55,12 @@ export type Database = {
         }
         Update: {
           attempts?: number
+          batch_key?: string | null
+          claim_expires_at?: string | null
           claim_token?: string | null
           claimed_at?: string | null
           created_at?: string
+          delivery_unknown?: boolean
           failures?: number
           id?: string
           kind?: string
@@ -626,9 +635,12 @@ export type Database = {
       }
       claim_due_emails: {
         Args: {
-          p_limit?: number
-          p_min_age_seconds?: number
-          p_stale_after_seconds?: number
+          p_alone_limit: number
+          p_batch_limit: number
+          p_claim_ms: number
+          p_min_age_seconds: number
+          p_run_ms: number
+          p_stale_after_seconds: number
         }
         Returns: Json
       }
@@ -646,9 +658,24 @@ export type Database = {
       }
       create_order: { Args: { payload: Json }; Returns: Json }
       dead_emails: { Args: { p_limit?: number }; Returns: Json }
+      email_outbox_due: {
+        Args: {
+          p_min_age_seconds: number
+          p_row: Database["public"]["Tables"]["email_outbox"]["Row"]
+          p_stale_after_seconds: number
+        }
+        Returns: boolean
+      }
       email_outbox_message: {
         Args: { p_row: Database["public"]["Tables"]["email_outbox"]["Row"] }
         Returns: Json
+      }
+      email_superseded: {
+        Args: {
+          p_kind: string
+          p_order_status: Database["public"]["Enums"]["order_status"]
+        }
+        Returns: boolean
       }
       format_order_number: {
         Args: { p_sequence: number; p_year: number }
