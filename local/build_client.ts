@@ -37,7 +37,11 @@ export async function bundleClient(): Promise<string> {
       stdout: "null",
       stderr: "piped",
     }).output();
-    if (!success) throw new Error(`deno bundle failed: ${new TextDecoder().decode(stderr)}`);
+    if (!success) {
+      throw new Error(
+        `deno bundle failed: ${new TextDecoder().decode(stderr)}`,
+      );
+    }
     return HEADER + await Deno.readTextFile(out);
   } finally {
     await Deno.remove(work, { recursive: true });
@@ -64,11 +68,26 @@ export function clientDeclarations(): Map<string, string> {
   const host = ts.createCompilerHost(options);
   const written = new Map<string, string>();
   host.writeFile = (fileName, text) => {
+    // what the client bundles from the functions' own pure modules (the fee rules) is no part of its API:
+    // no declaration of the client names them, so none of theirs is written
+    if (!fileName.startsWith(CLIENT_DIR.pathname)) return;
     const name = fileName.slice(fileName.lastIndexOf("/") + 1);
-    written.set(`types/${name}`, HEADER + text.replace(/(from "\.\/[\w-]+)\.ts"/g, '$1.js"'));
+    written.set(
+      `types/${name}`,
+      HEADER + text.replace(/(from "\.\/[\w-]+)\.ts"/g, '$1.js"'),
+    );
   };
-  const program = ts.createProgram([new URL("./mod.ts", CLIENT_DIR).pathname], options, host);
-  const { diagnostics, emitSkipped } = program.emit(undefined, undefined, undefined, true);
+  const program = ts.createProgram(
+    [new URL("./mod.ts", CLIENT_DIR).pathname],
+    options,
+    host,
+  );
+  const { diagnostics, emitSkipped } = program.emit(
+    undefined,
+    undefined,
+    undefined,
+    true,
+  );
   const problems = [...ts.getPreEmitDiagnostics(program), ...diagnostics];
   if (emitSkipped || problems.length > 0) {
     throw new Error(
@@ -80,7 +99,10 @@ export function clientDeclarations(): Map<string, string> {
 
 /** Every file of `dist/` by its path there. */
 export async function buildClient(): Promise<Map<string, string>> {
-  return new Map([["create_order_client.js", await bundleClient()], ...clientDeclarations()]);
+  return new Map([
+    ["create_order_client.js", await bundleClient()],
+    ...clientDeclarations(),
+  ]);
 }
 
 if (import.meta.main) {

@@ -1,6 +1,6 @@
 /**
- * The example checkout (examples/storefront/) served by the local stack at /storefront/, with what a page
- * without a build step needs beside it: `config.js` (the stack's URL, its anon key, the seed store and the
+ * The example checkout (examples/storefront/) served by the local stack at /storefront/ (its page, and its
+ * modules and stylesheet by plain name), with what a page without a build step needs beside it: `config.js` (the stack's URL, its anon key, the seed store and the
  * fake Razorpay's checkout script),
  * supabase-js as an ES module (the pinned package's own browser build, dist/umd/supabase.js, with an export
  * added) and the client's browser build (client/dist/create_order_client.js). Files are read per request,
@@ -44,10 +44,6 @@ export async function storefrontResponse(
       return new Response(null, { status: 308, headers: { Location: "/storefront/" } });
     case "/storefront/":
       return _file(await Deno.readTextFile(new URL("index.html", EXAMPLE)), "html");
-    case "/storefront/storefront.js":
-      return _file(await Deno.readTextFile(new URL("storefront.js", EXAMPLE)), "js");
-    case "/storefront/storefront.css":
-      return _file(await Deno.readTextFile(new URL("storefront.css", EXAMPLE)), "css");
     case "/storefront/config.js":
       return _file(
         `export default ${
@@ -66,6 +62,18 @@ export async function storefrontResponse(
     case "/storefront/vendor/create_order_client.js":
       return _file(await Deno.readTextFile(CLIENT_BUNDLE), "js");
     default:
-      return null;
+      return await _exampleFile(pathname);
+  }
+}
+
+/** A module or stylesheet of examples/storefront/ by its plain name (no folder, no dots); null if none. */
+async function _exampleFile(pathname: string): Promise<Response | null> {
+  const match = /^\/storefront\/([a-z_]+)\.(js|css)$/.exec(pathname);
+  if (!match) return null;
+  try {
+    return _file(await Deno.readTextFile(new URL(`${match[1]}.${match[2]}`, EXAMPLE)), match[2]);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw error;
   }
 }

@@ -1,7 +1,7 @@
 /**
- * The minimal tracking page of the README (`tracking_page.html`), served by the local stack at `/track`
- * with its addresses and key set to the stack's, so the link in a local buyer e-mail opens a working page
- * whose Pay button opens the local fake Razorpay's Checkout.
+ * The buyer's order page (`tracking_page.html`, the one a deployment hosts at ORDER_TRACKING_URL), served by
+ * the local stack at `/track` with its addresses and key set to the stack's, so the link in a local buyer
+ * e-mail opens a working page whose Pay button opens the local fake Razorpay's Checkout.
  */
 const PAGE = await Deno.readTextFile(new URL("./tracking_page.html", import.meta.url));
 

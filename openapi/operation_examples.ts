@@ -207,8 +207,10 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
           status: "shipped",
           createdAt: "2026-11-25T10:15:00.000Z",
           storeName: "Chai & Co.",
+          timeZone: "Asia/Kolkata",
           currency: "INR",
           paymentMethod: "gateway",
+          gatewayMethod: "upi",
           items: [
             {
               productName: "Assam Tea 250 g",

@@ -115,8 +115,15 @@ export const TrackOrderResponse = z.strictObject({
   status: OrderStatus,
   createdAt: z.string(),
   storeName: z.string(),
+  timeZone: z.string().meta({
+    description: "the store's IANA time zone (default Asia/Kolkata): show the order's dates in it",
+    examples: ["Asia/Kolkata"],
+  }),
   currency: z.string().regex(/^[A-Z]{3}$/),
   paymentMethod: z.enum(["upi_direct", "gateway"]),
+  gatewayMethod: z.enum(["card", "upi", "wallet"]).nullable().meta({
+    description: "the gateway method the order was priced with, which names its fee; null for upi_direct",
+  }),
   items: z.array(z.strictObject({
     productName: z.string(),
     variantName: z.string().nullable(),
@@ -148,7 +155,12 @@ export const DrainResponse = z.strictObject({
     sent: _Count,
     failed: _Count,
     dead: _Count,
+    /** results refused: their claim had expired, or another run had claimed the row */
     ignored: _Count,
+    /** e-mails not sent because their order has left the state they ask someone to act on */
+    superseded: _Count,
+    /** rows claimed and never sent (the run's budget ran out first), handed back for the next run */
+    released: _Count,
   }),
   deadEmails: z.strictObject({
     total: _Count,

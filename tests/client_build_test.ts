@@ -38,6 +38,12 @@ Deno.test("client/dist/create_order_client.js exports what client/mod.ts exports
 Deno.test("clientDeclarations() write relative imports as .js, which Node's module resolution finds", () => {
   const declarations = clientDeclarations();
   for (const [path, text] of declarations) assert.doesNotMatch(text, /from "\.[^"]*\.ts"/, path);
+  // one per client/*.ts: the fee rules the bundle takes from the functions' money.ts are not the client's API
+  const sources = [...Deno.readDirSync(new URL("../client/", import.meta.url))]
+    .filter((entry) => entry.isFile && entry.name.endsWith(".ts"))
+    .map((entry) => `types/${entry.name.replace(/\.ts$/, ".d.ts")}`);
+  assert.deepEqual([...declarations.keys()].sort(), sources.sort());
+  for (const text of declarations.values()) assert.doesNotMatch(text, /supabase\/functions/);
   const mod = declarations.get("types/mod.d.ts")!;
   assert.match(mod, /export \* from "\.\/order_types\.js";/);
 });

@@ -23,8 +23,10 @@ function trackedOrder(orderId: string): TrackedOrder {
     status: "payment_pending",
     createdAt: "2026-11-23T10:00:00+00:00",
     storeName: "Chai & Co.",
+    timeZone: "Asia/Kolkata",
     currency: "INR",
     paymentMethod: "gateway",
+    gatewayMethod: "card",
     items: [{
       productName: "Assam Tea 250 g",
       variantName: null,
@@ -145,8 +147,10 @@ for (const { name, db } of await testDatabases()) {
         "status",
         "createdAt",
         "storeName",
+        "timeZone",
         "currency",
         "paymentMethod",
+        "gatewayMethod",
         "items",
         "totalAmount",
         "checkoutFee",
@@ -165,8 +169,10 @@ for (const { name, db } of await testDatabases()) {
         status: "payment_pending",
         createdAt: "-",
         storeName: "Test Store",
+        timeZone: "Asia/Kolkata",
         currency: "INR",
         paymentMethod: "upi_direct",
+        gatewayMethod: null,
         items: [
           { productName: "Assam Tea 250 g", variantName: null, quantity: 2, unitPrice: 349, lineTotal: 698 },
           {
@@ -196,6 +202,31 @@ for (const { name, db } of await testDatabases()) {
       ) {
         assert.ok(!text.includes(secret), `the answer shows ${secret}`);
       }
+      await stack.settled();
+    } finally {
+      await stack.close();
+    }
+  });
+
+  test("GET track-order answers the store's time zone and the gateway method the order was priced with", async () => {
+    const store = await createTestStore(db);
+    await db.query("update public.stores set time_zone = 'Europe/Berlin' where id = $1", [store.storeId]);
+    const stack = await startTestStack({ db, env: { ORDER_TRACKING_SECRET: SECRET } });
+    try {
+      const body = orderBody(store, {
+        paymentMethod: "gateway",
+        gatewayMethod: "wallet",
+        paymentProofUrl: null,
+      });
+      const created = await (await stack.post(body)).json();
+      const token = await orderTrackingToken(SECRET, created.orderId);
+      const answer = await (await fetch(
+        `${stack.url}/functions/v1/track-order?order=${created.orderId}&token=${token}`,
+      )).json();
+      assert.deepEqual(
+        [answer.timeZone, answer.paymentMethod, answer.gatewayMethod, answer.checkoutFee],
+        ["Europe/Berlin", "gateway", "wallet", 13.96], // 698.00 at 2 %
+      );
       await stack.settled();
     } finally {
       await stack.close();

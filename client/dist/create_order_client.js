@@ -240,12 +240,90 @@ function _requireClient(supabase, name) {
     throw new TypeError(`${name}: the first argument must be a supabase-js client (createClient(url, key))`);
   }
 }
+
+// supabase/functions/_shared/orders/money.ts
+var CHECKOUT_FEE_RATES_BP = {
+  upi_direct: 0,
+  gateway: {
+    card: 250,
+    upi: 200,
+    wallet: 200
+  }
+};
+var MAX_AMOUNT_MINOR = 999999999999;
+var ABOVE_CATALOGUE_MINOR = MAX_AMOUNT_MINOR + 1;
+var TWO_DECIMALS = /^\d+(\.\d{1,2})?$/;
+function toMinorUnits(amount) {
+  if (!Number.isFinite(amount) || amount < 0) return null;
+  const text = String(amount);
+  if (!TWO_DECIMALS.test(text)) return null;
+  const [whole, fraction = ""] = text.split(".");
+  const minor = Number(whole) * 100 + Number(fraction.padEnd(2, "0"));
+  return minor <= MAX_AMOUNT_MINOR ? minor : null;
+}
+function fromMinorUnits(minor) {
+  return minor / 100;
+}
+function checkoutFeeRateBp(method, gatewayMethod) {
+  return method === "gateway" ? CHECKOUT_FEE_RATES_BP.gateway[gatewayMethod ?? "card"] : CHECKOUT_FEE_RATES_BP.upi_direct;
+}
+function divideRoundHalfUp(numerator, denominator) {
+  return Math.floor((2 * numerator + denominator) / (2 * denominator));
+}
+function calculateCheckoutFee(totalMinor, method, gatewayMethod = null) {
+  return divideRoundHalfUp(totalMinor * checkoutFeeRateBp(method, gatewayMethod), 1e4);
+}
+function priceOrder(lines, method, gatewayMethod = null) {
+  const totalMinor = lines.reduce((sum, line) => sum + line.unitPriceMinor * line.quantity, 0);
+  const feeMinor = calculateCheckoutFee(totalMinor, method, gatewayMethod);
+  return {
+    totalMinor,
+    feeMinor,
+    finalMinor: totalMinor + feeMinor
+  };
+}
+
+// client/order_quote.ts
+function quoteOrder(items, paymentMethod, gatewayMethod = null) {
+  const lines = items.map((item, index) => {
+    const unitPriceMinor = toMinorUnits(item.price);
+    if (unitPriceMinor === null) {
+      throw new TypeError(`items[${index}].price must be an amount with at most 2 decimals: got ${item.price}`);
+    }
+    if (!Number.isInteger(item.quantity) || item.quantity < 1 || item.quantity > 1e4) {
+      throw new TypeError(`items[${index}].quantity must be an integer from 1 to 10000: got ${item.quantity}`);
+    }
+    return {
+      unitPriceMinor,
+      quantity: item.quantity
+    };
+  });
+  const method = paymentMethod === "gateway" ? gatewayMethod ?? "card" : null;
+  const amounts = priceOrder(lines, paymentMethod, method);
+  return {
+    totalAmount: fromMinorUnits(amounts.totalMinor),
+    checkoutFee: fromMinorUnits(amounts.feeMinor),
+    finalAmount: fromMinorUnits(amounts.finalMinor),
+    feeRateBp: checkoutFeeRateBp(paymentMethod, method)
+  };
+}
+
+// client/indian_phone.ts
+var _SEPARATORS = /[ \-.()]/g;
+function indianPhoneNumber(typed) {
+  const trimmed = typed.trim();
+  const compact = trimmed.replace(_SEPARATORS, "");
+  const national = /^(?:\+?91)?0?([1-9][0-9]{9})$/.exec(compact)?.[1];
+  return national ? `+91 ${national.slice(0, 5)} ${national.slice(5)}` : trimmed;
+}
 export {
   CREATE_ORDER_ERROR_CODES,
   ERROR_CODES,
   START_PAYMENT_ERROR_CODES,
   VERIFY_PAYMENT_ERROR_CODES,
   createOrder,
+  indianPhoneNumber,
+  quoteOrder,
   startPayment,
   verifyPayment
 };

@@ -3,7 +3,8 @@
 // and a gateway order paid through Razorpay Checkout (start-payment, Checkout, verify-payment). Plain
 // JavaScript for the browser: no build step.
 import { createClient } from "@supabase/supabase-js";
-import { createOrder, startPayment, verifyPayment } from "create-order-client";
+import { createOrder, indianPhoneNumber, startPayment, verifyPayment } from "create-order-client";
+import { labelPaymentOptions, paymentChoice, renderAmountToPay } from "./amount_to_pay.js";
 import config from "./config.js";
 
 const supabase = createClient(config.supabaseUrl, config.anonKey, { auth: { persistSession: false } });
@@ -192,6 +193,7 @@ function renderCart() {
     0,
   );
   $("#subtotal").textContent = state.cart.length ? money(subtotal / 100) : "–";
+  renderAmountToPay(state.cart, form.elements.payment.value, money);
 }
 
 /** The select of a line's options, from the catalogue as last read. */
@@ -221,12 +223,13 @@ function setPlacing(placing) {
 
 function orderBody() {
   const field = (name) => form.elements[name].value;
-  const [paymentMethod, gatewayMethod] = field("payment").split(":");
+  const { paymentMethod, gatewayMethod } = paymentChoice(field("payment"));
   return {
     storeId,
     buyerEmail: field("buyerEmail"),
     buyerName: field("buyerName"),
-    buyerPhone: field("buyerPhone"),
+    // the field has +91 in front: the number as typed, with India's country code the function requires
+    buyerPhone: indianPhoneNumber(field("buyerPhone")),
     shippingAddress: {
       line1: field("line1"),
       line2: field("line2") || null,
@@ -289,7 +292,7 @@ async function sendAttempt(attempt) {
 const FIELD_LABELS = {
   buyerName: "Name",
   buyerEmail: "E-mail",
-  buyerPhone: "Phone",
+  buyerPhone: "Mobile number",
   "shippingAddress.line1": "Address",
   "shippingAddress.line2": "Address line 2",
   "shippingAddress.city": "City",
@@ -523,8 +526,10 @@ async function confirmPayment(payment, response, pay, note) {
   pay.disabled = false;
 }
 
+labelPaymentOptions(form.elements.payment);
 form.elements.payment.addEventListener("change", () => {
   $("#proof-field").hidden = form.elements.payment.value !== "upi_direct";
+  renderAmountToPay(state.cart, form.elements.payment.value, money);
 });
 form.addEventListener("submit", placeOrder);
 loadCatalogue().catch((error) => {

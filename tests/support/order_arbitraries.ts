@@ -4,6 +4,7 @@
  * mutations of valid orders, as request body text.
  */
 import fc from "fast-check";
+import { checkFreeText } from "../../supabase/functions/_shared/orders/text_rules.ts";
 import { MAX_BODY_BYTES } from "../../supabase/functions/_shared/http/request_body.ts";
 import {
   type GatewayMethod,
@@ -110,9 +111,6 @@ export const weirdValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.uuid(),
 );
 
-// the characters the text rule refuses, so that valid text never holds one by chance
-const _REFUSED_CHARACTERS = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
-
 const nameText = fc.oneof(
   {
     weight: 4,
@@ -128,7 +126,7 @@ const nameText = fc.oneof(
       "Ame\u0301lie",
     ),
   },
-).filter((s) => !_REFUSED_CHARACTERS.test(s));
+).filter((s) => checkFreeText(s, 200).ok); // the rule itself, so valid text never holds what it refuses
 
 const _AROUND = fc.constantFrom("", "Asha", "12 MG Road ", " Flat 4");
 
@@ -149,6 +147,11 @@ export const HOSTILE_TEXT: Record<string, fc.Arbitrary<string>> = {
     _AROUND,
   )
     .map(([before, char, after]) => `${before}${char}${after}`),
+  marksAndNoncharacters: fc.tuple(
+    _AROUND,
+    fc.constantFrom(..."\u200e\u200f\u061c\ufdd0\ufdef\ufff0\ufff9\ufffa\ufffb\ufffc\ufffd\uffff"),
+    _AROUND,
+  ).map(([before, char, after]) => `${before}${char}${after}`),
   invisible: fc.array(
     fc.constantFrom(
       " ",

@@ -1,44 +1,66 @@
 /**
  * Runs the tracking page's script without a browser: the page's own module script, given a document that
- * keeps only what the page may use (elements built with `createElement`, `textContent`, `href`, `rel`,
- * `replaceChildren`, `append`, `addEventListener`; no HTML parsing at all), the link's `location` and a `fetch`. What it rendered is read
- * back as lines of text, each link with its address.
+ * keeps only what the page may use (elements built with `createElement`, properties set on them such as
+ * `textContent`, `className`, `href`, `rel`; `replaceChildren` and `append` of elements and text;
+ * `addEventListener`; no HTML parsing at all), the link's `location` and a `fetch`. What it rendered is
+ * read back as lines of text, each link with its address.
  */
 
-/** An element as the page builds it: text, attributes set as properties, children. */
+/** An element as the page builds it: properties as set, children elements and text. */
 export class PageElement {
-  children: PageElement[] = [];
+  children: (PageElement | string)[] = [];
+  id?: string;
+  className?: string;
   href?: string;
   rel?: string;
   type?: string;
   disabled?: boolean;
+  dateTime?: string;
   /** What the page listens for on the element, by event name. */
   listeners: Record<string, (() => unknown)[]> = {};
-  #text = "";
 
   constructor(readonly tagName: string) {}
 
   get textContent(): string {
-    return this.children.length > 0 ? this.children.map((child) => child.textContent).join("") : this.#text;
+    return this.children.map((child) => typeof child === "string" ? child : child.textContent).join("");
   }
 
   set textContent(value: string) {
-    this.children = [];
-    this.#text = String(value);
+    this.children = [String(value)];
   }
 
-  replaceChildren(...nodes: PageElement[]): void {
-    this.#text = "";
-    this.children = nodes;
+  replaceChildren(...nodes: (PageElement | string)[]): void {
+    this.children = nodes.map(_node);
   }
 
-  append(...nodes: PageElement[]): void {
-    this.children.push(...nodes);
+  append(...nodes: (PageElement | string)[]): void {
+    this.children.push(...nodes.map(_node));
   }
 
   addEventListener(event: string, listener: () => unknown): void {
     (this.listeners[event] ??= []).push(listener);
   }
+
+  /** The elements under this one, depth first. */
+  *descendants(): Generator<PageElement> {
+    for (const child of this.children) {
+      if (typeof child === "string") continue;
+      yield child;
+      yield* child.descendants();
+    }
+  }
+
+  /** The element under this one with `id`; throws when there is none. */
+  byId(id: string): PageElement {
+    const found = [...this.descendants()].find((element) => element.id === id);
+    if (!found) throw new Error(`no element #${id}`);
+    return found;
+  }
+}
+
+// the DOM takes any value as text: so does this one, so that a page that passes a number is not hidden
+function _node(node: PageElement | string): PageElement | string {
+  return node instanceof PageElement ? node : String(node);
 }
 
 /** The page's main element after its script ran on `pageUrl`, fetching through `fetchImpl`. */
@@ -51,6 +73,7 @@ export async function runPageScript(
   if (!script) throw new Error("the page has no module script");
   const main = new PageElement("main");
   const document = {
+    title: "",
     getElementById: (id: string) => (id === "order" ? main : null),
     createElement: (tagName: string) => new PageElement(tagName),
   };
@@ -59,12 +82,17 @@ export async function runPageScript(
   return main;
 }
 
-/** What the page shows, one line per element: `<tag> text`, a link as `<a href="…" rel="…"> text`. */
-export function renderedLines(main: PageElement): string[] {
-  if (main.children.length === 0) return [main.textContent];
-  return main.children.map((element) =>
-    element.tagName === "a"
-      ? `<a href="${element.href}" rel="${element.rel ?? ""}"> ${element.textContent}`
-      : `<${element.tagName}> ${element.textContent}`
-  );
+/**
+ * What the page shows, one line per element that holds text of its own: `<tag> text` (its whole text), a
+ * link as `<a href="…" rel="…"> text`. An element that only groups others (a table row, a section) has no
+ * line; `root` itself has one when it holds text.
+ */
+export function renderedLines(root: PageElement): string[] {
+  return [root, ...root.descendants()]
+    .filter((element) => element.children.some((child) => typeof child === "string"))
+    .map((element) =>
+      element.tagName === "a"
+        ? `<a href="${element.href}" rel="${element.rel ?? ""}"> ${element.textContent}`
+        : `<${element.tagName}> ${element.textContent}`
+    );
 }

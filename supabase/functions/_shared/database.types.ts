@@ -12,9 +12,12 @@ export type Database = {
       email_outbox: {
         Row: {
           attempts: number
+          batch_key: string | null
+          claim_expires_at: string | null
           claim_token: string | null
           claimed_at: string | null
           created_at: string
+          delivery_unknown: boolean
           failures: number
           id: string
           kind: string
@@ -32,9 +35,12 @@ export type Database = {
         }
         Insert: {
           attempts?: number
+          batch_key?: string | null
+          claim_expires_at?: string | null
           claim_token?: string | null
           claimed_at?: string | null
           created_at?: string
+          delivery_unknown?: boolean
           failures?: number
           id?: string
           kind: string
@@ -51,9 +57,12 @@ export type Database = {
         }
         Update: {
           attempts?: number
+          batch_key?: string | null
+          claim_expires_at?: string | null
           claim_token?: string | null
           claimed_at?: string | null
           created_at?: string
+          delivery_unknown?: boolean
           failures?: number
           id?: string
           kind?: string
@@ -475,6 +484,7 @@ export type Database = {
         Row: {
           created_at: string
           id: string
+          imported_stock: number | null
           is_active: boolean
           name: string
           price: number | null
@@ -486,6 +496,7 @@ export type Database = {
         Insert: {
           created_at?: string
           id?: string
+          imported_stock?: number | null
           is_active?: boolean
           name: string
           price?: number | null
@@ -497,6 +508,7 @@ export type Database = {
         Update: {
           created_at?: string
           id?: string
+          imported_stock?: number | null
           is_active?: boolean
           name?: string
           price?: number | null
@@ -519,6 +531,7 @@ export type Database = {
         Row: {
           created_at: string
           id: string
+          imported_stock: number | null
           is_active: boolean
           name: string
           price: number
@@ -530,6 +543,7 @@ export type Database = {
         Insert: {
           created_at?: string
           id?: string
+          imported_stock?: number | null
           is_active?: boolean
           name: string
           price: number
@@ -541,6 +555,7 @@ export type Database = {
         Update: {
           created_at?: string
           id?: string
+          imported_stock?: number | null
           is_active?: boolean
           name?: string
           price?: number
@@ -704,9 +719,12 @@ export type Database = {
       }
       claim_due_emails: {
         Args: {
-          p_limit?: number
-          p_min_age_seconds?: number
-          p_stale_after_seconds?: number
+          p_alone_limit: number
+          p_batch_limit: number
+          p_claim_ms: number
+          p_min_age_seconds: number
+          p_run_ms: number
+          p_stale_after_seconds: number
         }
         Returns: Json
       }
@@ -735,9 +753,24 @@ export type Database = {
       }
       create_order: { Args: { payload: Json }; Returns: Json }
       dead_emails: { Args: { p_limit?: number }; Returns: Json }
+      email_outbox_due: {
+        Args: {
+          p_min_age_seconds: number
+          p_row: Database["public"]["Tables"]["email_outbox"]["Row"]
+          p_stale_after_seconds: number
+        }
+        Returns: boolean
+      }
       email_outbox_message: {
         Args: { p_row: Database["public"]["Tables"]["email_outbox"]["Row"] }
         Returns: Json
+      }
+      email_superseded: {
+        Args: {
+          p_kind: string
+          p_order_status: Database["public"]["Enums"]["order_status"]
+        }
+        Returns: boolean
       }
       failed_refunds: { Args: { p_limit?: number }; Returns: Json }
       format_order_number: {

@@ -33,8 +33,12 @@ export interface TrackedOrder {
   status: string;
   createdAt: string;
   storeName: string;
+  /** The store's IANA time zone (`stores.time_zone`): the page shows every date in it. */
+  timeZone: string;
   currency: string;
   paymentMethod: "upi_direct" | "gateway";
+  /** The gateway method the order was priced with (it names the fee); null for `upi_direct`. */
+  gatewayMethod: "card" | "upi" | "wallet" | null;
   items: TrackedItem[];
   totalAmount: number;
   checkoutFee: number;

@@ -35,8 +35,10 @@ function _trackedOrder(data: unknown): TrackedOrder {
     status: o.status,
     createdAt: o.createdAt,
     storeName: o.storeName,
+    timeZone: o.timeZone,
     currency: o.currency,
     paymentMethod: o.paymentMethod,
+    gatewayMethod: o.gatewayMethod,
     items: o.items.map((i) => ({
       productName: i.productName,
       variantName: i.variantName,
