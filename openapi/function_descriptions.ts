@@ -265,8 +265,10 @@ export const FUNCTIONS: FunctionDescription[] = [
     method: "post",
     operationId: "drainOutbox",
     summary: "Send the e-mails that are due",
-    description: "One drain run, for pg_cron every minute: cancels the orders nobody paid in time, reports " +
-      "dead e-mails, purges expired idempotency keys and rate-limit windows, then sends what is due until " +
+    description: "One drain run, for pg_cron every minute: cancels the orders nobody paid in time, issues " +
+      "the refunds that are due through Razorpay (adopting one Razorpay holds under the refund's receipt " +
+      "before creating one), reports dead e-mails and failed refunds, purges expired idempotency keys and " +
+      "rate-limit windows, then sends what is due until " +
       "its budget (OUTBOX_DRAIN_BUDGET_MS, default 40 s) runs out, answering within that budget plus one " +
       "send's time-out (EMAIL_SEND_TIMEOUT_MS, default 10 s). Service-role or secret key only. An empty body " +
       "is the defaults.",

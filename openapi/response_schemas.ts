@@ -173,5 +173,17 @@ export const DrainResponse = z.strictObject({
       lastTriedAt: z.string(),
     })),
   }),
+  /** what the run did to refunds; null when it issues none (no Razorpay keys configured) */
+  refunds: z.strictObject({
+    /** refunds Razorpay now holds: created by this run, or adopted (found under our receipt) */
+    issued: _Count,
+    adopted: _Count,
+    /** attempts that failed, each retried by a later run until the tenth */
+    failed: _Count,
+    /** claimed and handed back untried: the budget ended first, or Razorpay failed three times in a row */
+    released: _Count,
+  }).nullable(),
+  /** the refunds that failed (10 attempts, or Razorpay's refund.failed), the newest 20: for a person */
+  failedRefunds: z.array(z.strictObject({ refundId: Uuid, orderId: Uuid })),
   purged: z.strictObject({ idempotencyKeys: _Count, rateLimitWindows: _Count }).nullable(),
 });

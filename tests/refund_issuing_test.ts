@@ -45,14 +45,14 @@ for (const { name, db } of await testDatabases()) {
       timeoutMs: options.timeoutMs ?? 5_000,
     });
     const lines: Record<string, unknown>[] = [];
-    const run = (runBudget = budget()) =>
-      issueDueRefunds({
+    const run = async (runBudget = budget()) =>
+      (await issueDueRefunds({
         refunds,
         provider,
         budget: runBudget,
         log: (line) => lines.push(line),
         minAgeSeconds: 0,
-      });
+      })).report;
     /** A gateway order paid at the fake and cancelled by the seller: its refund is due. */
     const cancelledPaidOrder = async () => {
       const { orderId } = await placeOrder(db);

@@ -238,7 +238,14 @@ for (const { name, db } of await testDatabases()) {
       });
       assert.equal(res.status, 200);
       const report = await res.json();
-      assert.deepEqual(Object.keys(report), ["unpaidOrders", "emails", "deadEmails", "purged"]);
+      assert.deepEqual(Object.keys(report), [
+        "unpaidOrders",
+        "emails",
+        "deadEmails",
+        "refunds",
+        "failedRefunds",
+        "purged",
+      ]);
       assert.ok(report.unpaidOrders.orderIds.includes(orderId), JSON.stringify(report.unpaidOrders));
       assert.equal(report.unpaidOrders.cancelled, report.unpaidOrders.orderIds.length);
       assert.equal(await orderStatus(db, orderId), "cancelled");

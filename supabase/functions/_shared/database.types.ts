@@ -841,6 +841,10 @@ export type Database = {
         Args: { p_idempotency_hours?: number; p_rate_limit_hours?: number }
         Returns: Json
       }
+      queue_refund_email: {
+        Args: { p_claim?: boolean; p_refund_id: string }
+        Returns: Json
+      }
       record_email_results: { Args: { p_results: Json }; Returns: Json }
       record_refund_event: {
         Args: {
@@ -877,6 +881,7 @@ export type Database = {
         Args: Record<PropertyKey, never>
         Returns: string
       }
+      seller_paid_email_data: { Args: { p_payment_id: string }; Returns: Json }
       start_deadline: {
         Args: { p_deadline: string; p_work: string }
         Returns: undefined

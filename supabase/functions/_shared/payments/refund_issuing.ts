@@ -3,12 +3,15 @@
  * refunds"), within the run's budget: claim what is due, and for each refund, while the budget lasts, first
  * list the payment's refunds at the gateway and adopt one whose receipt is our refund's id (and that has not
  * failed: a person may set a failed refund `pending` again to retry it), else create it with that receipt
- * (`speed: normal`, `notes.orderId`); record each result under its claim as it comes. So a
- * run that died between the gateway's answer and our commit, or whose answer was lost, never refunds twice:
- * the next run finds the refund by its receipt. Every call to the gateway ends within the run (its time
- * limit is the run's time left, at most PAYMENT_PROVIDER_TIMEOUT_MS); a hung call is an error, retried by a
- * later run; refunds claimed and not tried when the budget ends are handed back.
+ * (`speed: normal`, `notes.orderId`); record each result under its claim as it comes. So a run that died
+ * between the gateway's answer and our commit, or whose answer was lost, never refunds twice: the next run
+ * finds the refund by its receipt. Every call to the gateway ends within the run (its time limit is the
+ * run's time left, at most PAYMENT_PROVIDER_TIMEOUT_MS); a hung call is an error, retried by a later run;
+ * refunds claimed and not tried when the budget ends, or after three failures in a row (the gateway down),
+ * are handed back. The buyer's refund e-mail of each refund the gateway took comes back claimed, for the
+ * run to send.
  */
+import type { OutboxEmail } from "../email/order_email.ts";
 import { describeError } from "../http/log.ts";
 import type { PaymentProvider } from "./payment_provider.ts";
 import type { ClaimedRefund, RefundResult, RefundStore } from "./refunds.ts";
@@ -42,19 +45,33 @@ export interface RefundIssuingReport {
   adopted: number;
   /** Attempts that failed (the gateway's error or silence), each retried by a later run until the tenth. */
   failed: number;
-  /** Claimed and handed back untried: the budget ended first. */
+  /** Claimed and handed back untried: the budget ended first, or the gateway failed three times in a row. */
   released: number;
 }
 
 /** Refunds claimed per round trip: few, since each costs the gateway two calls. */
 const CLAIM_BATCH = 10;
 
+/**
+ * Failed refunds in a row after which a run stops trying (the gateway is down or hanging): the rest wait for
+ * the next run instead of spending this run's budget, which the e-mails share, on more time-outs.
+ */
+export const FAILURES_BEFORE_PAUSE = 3;
+
+/** A run's refunds: what it did, and the buyers' refund e-mails it claimed for the run to send. */
+export interface IssuedRefunds {
+  report: RefundIssuingReport;
+  emails: OutboxEmail[];
+}
+
 /** Issues the due refunds until none is due or the budget ends; never throws for one refund's failure. */
-export async function issueDueRefunds(deps: RefundIssuingDeps): Promise<RefundIssuingReport> {
+export async function issueDueRefunds(deps: RefundIssuingDeps): Promise<IssuedRefunds> {
   const report: RefundIssuingReport = { issued: 0, adopted: 0, failed: 0, released: 0 };
+  const emails: OutboxEmail[] = [];
   const provider = deps.provider;
-  if (!provider) return report;
-  while (deps.budget.open()) {
+  if (!provider) return { report, emails };
+  let failuresInARow = 0;
+  while (deps.budget.open() && failuresInARow < FAILURES_BEFORE_PAUSE) {
     let claimed: ClaimedRefund[];
     try {
       claimed = await deps.refunds.claimDue({
@@ -69,17 +86,22 @@ export async function issueDueRefunds(deps: RefundIssuingDeps): Promise<RefundIs
     }
     if (claimed.length === 0) break;
     for (const refund of claimed) {
-      const { result, adopted } = deps.budget.open()
+      const { result, adopted } = deps.budget.open() && failuresInARow < FAILURES_BEFORE_PAUSE
         ? await _issue(provider, refund, deps.budget)
         : { result: { kind: "released" } as const, adopted: false };
       if (result.kind === "issued") report.issued++;
       else if (result.kind === "error") report.failed++;
       else report.released++;
+      failuresInARow = result.kind === "error"
+        ? failuresInARow + 1
+        : result.kind === "issued"
+        ? 0
+        : failuresInARow;
       if (adopted) report.adopted++;
-      await _record(deps, refund, result);
+      emails.push(...await _record(deps, refund, result));
     }
   }
-  return report;
+  return { report, emails };
 }
 
 /** Adopt-before-create: the gateway's refund under our receipt, else a new one; an error as a value. */
@@ -123,8 +145,15 @@ function _errorText(error: unknown): string {
   return (cause instanceof Error ? cause.message : String(cause)).slice(0, 500);
 }
 
-/** Records a result; a failure to record is logged (the claim lapses, and a later run adopts the refund). */
-async function _record(deps: RefundIssuingDeps, refund: ClaimedRefund, result: RefundResult): Promise<void> {
+/**
+ * Records a result; answers the refund e-mail it claimed. A failure to record is logged (the claim lapses,
+ * and a later run adopts the refund).
+ */
+async function _record(
+  deps: RefundIssuingDeps,
+  refund: ClaimedRefund,
+  result: RefundResult,
+): Promise<OutboxEmail[]> {
   try {
     const recorded = await deps.refunds.record(refund, result);
     if (recorded.status === "failed") {
@@ -140,7 +169,9 @@ async function _record(deps: RefundIssuingDeps, refund: ClaimedRefund, result: R
         error: result.error,
       });
     }
+    return recorded.emails ?? [];
   } catch (error) {
     deps.log({ event: "refund.record_failed", refundId: refund.refundId, error: describeError(error) });
+    return [];
   }
 }

@@ -3,6 +3,7 @@
  * per payment whose money is due back, claimed by a drain's run to issue at the gateway, its result recorded
  * under the claim, and settled by the gateway's refund events. Amounts to the gateway in minor units (paise).
  */
+import type { OutboxEmail } from "../email/order_email.ts";
 
 /** A refund's state (`refunds.status`). */
 export const REFUND_STATUSES = ["pending", "issued", "processed", "failed", "manual"] as const;
@@ -40,6 +41,8 @@ export interface RecordedRefund {
   orderId?: string;
   status?: RefundStatus;
   attempts?: number;
+  /** The buyer's refund e-mail, claimed for the run to send, when the gateway took the refund now. */
+  emails?: OutboxEmail[];
 }
 
 /** A refund event the gateway signed: `processed` or `failed`. */
