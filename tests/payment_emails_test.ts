@@ -17,7 +17,7 @@ for (const { name, db } of await testDatabases()) {
   const test = (title: string, fn: () => Promise<void>) =>
     Deno.test({ name: `[${name}] ${title}`, sanitizeOps: false, sanitizeResources: false, fn });
 
-  async function paymentStack() {
+  const paymentStack = async () => {
     const mail = capturingMailer();
     const stack = await startTestStack({ db, mailer: () => Promise.resolve(mail) });
     const fake = stack.razorpay!;
@@ -35,7 +35,7 @@ for (const { name, db } of await testDatabases()) {
     const emailsOf = (orderId: string) =>
       mail.messages.filter((m) => m.idempotencyKey.startsWith(`order/${orderId}/`));
     return { stack, fake, payAndVerify, emailsOf };
-  }
+  };
 
   test("verify-payment and then the webhook for the same payment: one decision, one paid e-mail to the buyer and one to the seller, Reply-To the buyer", async () => {
     const { stack, fake, payAndVerify, emailsOf } = await paymentStack();

@@ -34,7 +34,7 @@ for (const { name, db } of await testDatabases()) {
     Deno.test({ name: `[${name}] ${title}`, sanitizeOps: false, sanitizeResources: false, fn });
 
   /** A stack, its fake Razorpay, and a run of the job with the adapters the drain uses. */
-  async function refundStack(options: { timeoutMs?: number } = {}) {
+  const refundStack = async (options: { timeoutMs?: number } = {}) => {
     const stack = await startTestStack({ db });
     const fake = stack.razorpay!;
     const refunds = supabaseRefunds(createDatabaseClient(stack.url, stack.serviceKey));
@@ -69,7 +69,7 @@ for (const { name, db } of await testDatabases()) {
     const fakeRefunds = (paymentId: string) =>
       [...fake.ledger.refunds.values()].filter((refund) => refund.payment_id === paymentId);
     return { stack, fake, run, lines, cancelledPaidOrder, fakeRefunds };
-  }
+  };
 
   test("issueDueRefunds() issues a pending refund once: Razorpay's list, then its create with our receipt, speed and notes; the next run issues nothing", async () => {
     const { stack, fake, run, cancelledPaidOrder, fakeRefunds } = await refundStack();

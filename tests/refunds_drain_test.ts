@@ -23,7 +23,7 @@ for (const { name, db } of await testDatabases()) {
     Deno.test({ name: `[${name}] ${title}`, sanitizeOps: false, sanitizeResources: false, fn });
 
   /** A stack with a capturing mailer, its fake Razorpay, and one drain run at a time. */
-  async function refundStack() {
+  const refundStack = async () => {
     const mail = capturingMailer();
     const stack = await startTestStack({
       db,
@@ -62,7 +62,7 @@ for (const { name, db } of await testDatabases()) {
     const refundCalls = (paymentId: string) =>
       fake.requests.filter((r) => r.operation.startsWith("refunds.") && r.path.includes(paymentId));
     return { stack, fake, mail, drain, pay, refundEmails, refundCalls };
-  }
+  };
 
   test("a seller's cancellation of a paid order: one refund, issued once by the next drain run, processed on Razorpay's webhook, one refund e-mail", async () => {
     const { stack, fake, drain, pay, refundEmails, refundCalls } = await refundStack();
