@@ -35,6 +35,10 @@ for (const { name, db } of await testDatabases()) {
 
   /** A stack, its fake Razorpay, and a run of the job with the adapters the drain uses. */
   const refundStack = async (options: { timeoutMs?: number } = {}) => {
+    // the refunds earlier tests left due are of payments at their own fakes: a person takes them over
+    await db.query(
+      "update public.refunds set status = 'manual', claim_token = null, claim_expires_at = null where status = 'pending'",
+    );
     const stack = await startTestStack({ db });
     const fake = stack.razorpay!;
     const refunds = supabaseRefunds(createDatabaseClient(stack.url, stack.serviceKey));
@@ -182,6 +186,25 @@ for (const { name, db } of await testDatabases()) {
       assert.ok(elapsed < 400 + 1_000 + 500, `${elapsed} ms`);
       assert.ok(report.failed >= 1 && report.released >= 1, JSON.stringify(report));
       for (const due of dues) assert.equal((await refundRows(db, due.orderId))[0].status, "pending");
+    } finally {
+      await stack.close();
+    }
+  });
+
+  test("issueDueRefunds() stops trying for the run after three failures in a row, and hands the rest back untried", async () => {
+    const { stack, fake, run, cancelledPaidOrder } = await refundStack();
+    try {
+      const dues = [];
+      for (let i = 0; i < 4; i++) dues.push(await cancelledPaidOrder());
+      fake.fail("refunds.list", "error", "error", "error");
+      const before = fake.requests.length;
+      const report = await run();
+      assert.deepEqual([report.issued, report.failed, report.released], [0, 3, 1]);
+      assert.equal(fake.requests.slice(before).filter((r) => r.operation.startsWith("refunds.")).length, 3);
+      // Razorpay is back: the next run issues all four
+      const next = await run();
+      assert.equal(next.issued, 4);
+      for (const due of dues) assert.equal((await refundRows(db, due.orderId))[0].status, "issued");
     } finally {
       await stack.close();
     }
