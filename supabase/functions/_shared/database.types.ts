@@ -742,7 +742,6 @@ export type Database = {
         }
         Returns: Json
       }
-      utf16_length: { Args: { p_text: string }; Returns: number }
       uuid_v7: { Args: Record<PropertyKey, never>; Returns: string }
     }
     Enums: {
