@@ -662,6 +662,7 @@ export type Database = {
         Args: { p_max: number; p_text: string }
         Returns: boolean
       }
+      is_store_currency: { Args: { p_code: string }; Returns: boolean }
       is_time_zone: { Args: { p_name: string }; Returns: boolean }
       join_queue: { Args: { p_queue: string }; Returns: undefined }
       keep_provider_order: {
