@@ -5,14 +5,11 @@
  * drift; the migration stops, naming the store, where an existing store is in a currency outside it.
  */
 import assert from "node:assert/strict";
-import type { PGlite } from "@electric-sql/pglite";
 import { STORE_CURRENCIES } from "../local/currencies.ts";
-import { readMigrations, SUPABASE_ROLES_SQL } from "../local/migrate.ts";
-import { pgliteDatabase } from "../local/sql_database.ts";
 import { createTestStore } from "./support/catalogue.ts";
-import { testDatabases } from "./support/databases.ts";
+import { pgliteBefore, testDatabases } from "./support/databases.ts";
 
-const MIGRATION = "20261126300100_store_currencies.sql";
+const MIGRATION = "20261126300100";
 
 /** Every code of three capital letters, AAA to ZZZ. */
 function _everyCode(): string[] {
@@ -78,14 +75,8 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
-    const { PGlite } = await import("@electric-sql/pglite");
-    const pglite: PGlite = await PGlite.create();
-    const db = pgliteDatabase(pglite);
+    const { db, remaining: [migration] } = await pgliteBefore(MIGRATION);
     try {
-      const migrations = await readMigrations();
-      const migration = migrations.find((m) => m.name === MIGRATION)!;
-      await db.exec(SUPABASE_ROLES_SQL);
-      for (const m of migrations.filter((m) => m.name < MIGRATION)) await db.execTransaction(m.sql);
       const abc = await createTestStore(db, { currency: "ABC" });
       const yen = await createTestStore(db, { currency: "JPY" });
       await createTestStore(db, { currency: "USD" });
