@@ -5,7 +5,7 @@
  * database after the page loaded is shown as the new price and the order goes through at it; a product
  * that gained options, or was withdrawn, after the page loaded is read again and the buyer picks an option
  * or removes it; a buyer past the per-e-mail limit is told how long to wait; an address whose store is no
- * store says the shop is not taking orders. Each outcome is photographed into .local/screenshots/, or into docs/ (the README's pictures) with
+ * store says the shop is not taking orders. Each outcome is photographed into .local/screenshots/, or into docs/ (the pictures of docs/integrate.md) with
  * UPDATE_SCREENSHOTS=1, so that a run of the suite leaves the checkout unchanged. Skipped with a notice where
  * Chromium is not installed.
  */
@@ -99,7 +99,7 @@ function _holdNextOrder(page: Page): Promise<HTTPRequest> {
 
 Deno.test({
   name:
-    "[pglite] the example storefront in headless Chromium places orders with the cart frozen meanwhile, and shows each outcome as the README's table says",
+    "[pglite] the example storefront in headless Chromium places orders with the cart frozen meanwhile, and shows each outcome as docs/integrate.md's table says",
   ignore: !chromium,
   sanitizeOps: false,
   sanitizeResources: false,

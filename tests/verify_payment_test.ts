@@ -95,7 +95,7 @@ for (const { name, db } of await testDatabases()) {
     try {
       const { orderId } = await placeOrder(db);
       const started = await startPayment(stack, orderId);
-      // as the README's Checkout snippet opens it: the order's id in the payment's notes
+      // as docs/integrate.md's Checkout snippet opens it: the order's id in the payment's notes
       const answer = await stack.razorpay!.pay(started.providerOrderId, { notes: { orderId } });
       const body = verifyBody(orderId, answer);
       assert.equal((await (await postFunction(stack, "verify-payment", body)).json()).outcome, "paid");

@@ -1,8 +1,8 @@
 /**
  * Headless Chromium for the page tests, driven by puppeteer-core: where it is (`CHROMIUM`, default
  * /usr/bin/chromium), whether it is installed (the tests are skipped with a notice where not), a browser
- * with a throwaway profile that reaches nothing but loopback, and where screenshots go: docs/ (the README's
- * pictures) with UPDATE_SCREENSHOTS=1, else .local/screenshots/, so that a run of the suite changes no file.
+ * with a throwaway profile that reaches nothing but loopback, and where screenshots go: docs/ (the pictures
+ * of the README and docs/integrate.md) with UPDATE_SCREENSHOTS=1, else .local/screenshots/, so that a run of the suite changes no file.
  */
 import puppeteer, { type Page } from "puppeteer-core";
 
