@@ -286,7 +286,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
         summary: "Two e-mails sent, one unpaid order cancelled, nothing dead",
         value: {
           unpaidOrders: { cancelled: 1, orderIds: ["0196f1c2-7b00-7c3d-8e5f-0a1b2c3d4e60"] },
-          emails: { claimed: 2, sent: 2, failed: 0, dead: 0, ignored: 0 },
+          emails: { claimed: 2, sent: 2, failed: 0, dead: 0, ignored: 0, superseded: 0, released: 0 },
           deadEmails: { total: 0, emails: [] },
           purged: { idempotencyKeys: 3, rateLimitWindows: 5 },
         },
