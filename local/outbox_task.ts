@@ -159,7 +159,9 @@ export function describeDrainReport(report: DrainReport): string[] {
       ? [
         `refunds: ${
           count(report.failedRefunds.length, "failed refund waits", "failed refunds wait")
-        } for a person (README, "Refunds"): ${report.failedRefunds.map((r) => r.refundId).join(", ")}`,
+        } for a person (docs/operate.md, "Refunds"): ${
+          report.failedRefunds.map((r) => r.refundId).join(", ")
+        }`,
       ]
       : []),
     report.purged

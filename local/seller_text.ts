@@ -1,16 +1,18 @@
 /**
  * The rule for the names a seller gives (a store's, a product's, a variant's), as store:add and
  * catalogue:import check them. It is the contract's text rule for buyer text (text_rules.ts: no control or
- * bidirectional characters, something visible, NFC), with two differences:
- * - Lengths count characters (code points), as the catalogue's own checks do (`length(name)` in
- *   PostgreSQL): 101 emoji are 101 characters, not the 202 UTF-16 units JavaScript counts.
- * - No invisible character at all, but the joiners and selectors that scripts and emoji need (U+200C,
- *   U+200D, variation selectors, emoji tags). A name is shown to buyers and matched by store:add: "Chai"
- *   with a zero-width space after it looks like "Chai" and is another store. The directional marks and the
- *   noncharacters the contract also refuses in buyer text are refused here too.
- * Pure.
+ * bidirectional characters, something visible, NFC, lengths in characters as PostgreSQL's `length(name)`
+ * counts them: 101 emoji are 101 characters), with one difference: no invisible character at all, but the
+ * joiners and selectors that scripts and emoji need (U+200C, U+200D, variation selectors, emoji tags). A name
+ * is shown to buyers and matched by store:add: "Chai" with a zero-width space after it looks like "Chai" and
+ * is another store. The directional marks and the noncharacters the contract also refuses in buyer text are
+ * refused here too. Pure.
  */
-import { checkFreeText, type FreeTextResult } from "../supabase/functions/_shared/orders/text_rules.ts";
+import {
+  characterCount,
+  checkFreeText,
+  type FreeTextResult,
+} from "../supabase/functions/_shared/orders/text_rules.ts";
 
 // every character that draws nothing: default-ignorables (zero-width space, word joiner, BOM, Hangul
 // fillers, the directional marks), format characters, and U+2800 BRAILLE PATTERN BLANK
@@ -47,8 +49,10 @@ export function checkSellerName(raw: string, maxLength: number): FreeTextResult 
       problem: `must not contain noncharacters or specials (found ${_codePoint(noncharacter)})`,
     };
   }
-  if (characters.length > maxLength) {
-    return { ok: false, problem: `must be at most ${maxLength} characters (has ${characters.length})` };
+  // the buyer rule's count, checked here so that the problem says how many characters the name has
+  const count = characterCount(result.text);
+  if (count > maxLength) {
+    return { ok: false, problem: `must be at most ${maxLength} characters (has ${count})` };
   }
   return result;
 }

@@ -1,5 +1,5 @@
 /**
- * The local loop as the README tells it, with real processes in a fresh directory and a fresh shell's
+ * The local loop as the README and docs/develop.md tell it, with real processes in a fresh directory and a fresh shell's
  * environment: `deno task dev` prints its rate limits and takes the README's curl again and again;
  * `deno task outbox` reaches it with no URL or key; `deno task orders` says what to do while dev holds
  * .local/db/, and lists the orders once dev has stopped.
@@ -87,7 +87,10 @@ Deno.test({
       await t.step("deno task outbox with no URL or key drains the running stack", async () => {
         const drained = await runTask("outbox", { cwd, env });
         assert.equal(drained.code, 0, drained.stderr);
-        assert.match(drained.stdout, /^outbox: claimed \d+, sent \d+, failed 0, dead 0, ignored 0$/m);
+        assert.match(
+          drained.stdout,
+          /^outbox: claimed \d+, sent \d+, failed 0, dead 0, ignored 0, superseded 0, released 0$/m,
+        );
       });
 
       await t.step(

@@ -41,11 +41,12 @@ const FIELDS = {
 } as const;
 type Field = keyof typeof FIELDS;
 
-const EMOJI = "\u{1f600}"; // two UTF-16 code units
+const EMOJI = "\u{1f600}"; // one character, two UTF-16 code units
+const DIGIT = "\u{1d7ce}"; // MATHEMATICAL BOLD DIGIT ZERO: past U+FFFF, unchanged by NFC
 
 /** The table: [field, the value sent, the value kept (null: none)] of what both accept... */
 const ACCEPTED: [Field, string, string | null][] = [
-  // trimmed, NFC, any script, up to the length in UTF-16 code units
+  // trimmed, NFC, any script, up to the length in characters (code points): past U+FFFF one each
   ["buyerName", "  Asha Rao  ", "Asha Rao"],
   ["buyerName", "Jose\u0301", "Jos\u00e9"],
   ["buyerName", "\u0906\u0936\u093e \u0930\u093e\u0935", "\u0906\u0936\u093e \u0930\u093e\u0935"],
@@ -54,6 +55,12 @@ const ACCEPTED: [Field, string, string | null][] = [
   ["buyerName", "\u200bA", "\u200bA"], // something visible besides
   ["buyerName", "x".repeat(200), "x".repeat(200)],
   ["buyerName", EMOJI.repeat(100), EMOJI.repeat(100)],
+  ["buyerName", EMOJI.repeat(101), EMOJI.repeat(101)], // 202 UTF-16 units: was refused by both
+  ["buyerName", EMOJI.repeat(200), EMOJI.repeat(200)],
+  ["buyerName", `${"x".repeat(199)}${EMOJI}`, `${"x".repeat(199)}${EMOJI}`],
+  ["buyerName", ` ${EMOJI.repeat(199)}e\u0301 `, `${EMOJI.repeat(199)}\u00e9`], // 200 once trimmed and NFC
+  ["line2", DIGIT.repeat(200), DIGIT.repeat(200)],
+  ["postalCode", DIGIT.repeat(20), DIGIT.repeat(20)],
   ["line1", "12 MG Road", "12 MG Road"],
   ["line2", "   ", null], // only spaces: none
   ["line2", " Flat 4 ", "Flat 4"],
@@ -64,6 +71,10 @@ const ACCEPTED: [Field, string, string | null][] = [
   ["country", " GB ", "GB"],
   ["buyerPhone", "+91 98765 43210", "+919876543210"],
   ["buyerPhone", "+1 (415) 555-0100", "+14155550100"],
+  // any space of Unicode separates, as pasted from a phone's contacts: no-break, narrow no-break, ideographic
+  ["buyerPhone", "+91\u00a098450\u00a012345", "+919845012345"],
+  ["buyerPhone", "+91\u202f98450\u202f12345", "+919845012345"],
+  ["buyerPhone", "+91\u300098450\u200a12345", "+919845012345"],
   ["paymentProofUrl", "https://bank.example/upi/123.png", "https://bank.example/upi/123.png"],
   ["paymentProofUrl", "HTTPS://Bank.Example/a b?x=1", "https://bank.example/a%20b?x=1"],
   ["paymentProofUrl", "https://bank.example", "https://bank.example/"],
@@ -108,8 +119,11 @@ const REFUSED: [Field, string][] = [
   ["city", "\u3164\u200b"],
   // lengths
   ["buyerName", "x".repeat(201)],
-  ["buyerName", EMOJI.repeat(101)],
+  ["buyerName", EMOJI.repeat(201)],
+  ["buyerName", `${"x".repeat(200)}${EMOJI}`],
+  ["line2", DIGIT.repeat(201)],
   ["postalCode", "x".repeat(21)],
+  ["postalCode", DIGIT.repeat(21)],
   // the country: an assigned ISO 3166-1 alpha-2 code
   ["country", "XX"],
   ["country", "ZZ"],
@@ -122,6 +136,8 @@ const REFUSED: [Field, string][] = [
   ["buyerPhone", "+12345"],
   ["buyerPhone", "+1234567890123456"],
   ["buyerPhone", "+91\t98765 43210"],
+  ["buyerPhone", "+91\u202898765 43210"], // a line separator is no space
+  ["buyerPhone", "+91\u200b9876543210"], // nor is a zero-width space (no Zs)
   ["buyerPhone", `+91${" ".repeat(40)}9876543210`],
   // the proof link: an absolute http(s) URL, at most 2048 characters, no user name or password
   ["paymentProofUrl", "javascript:alert(1)"],

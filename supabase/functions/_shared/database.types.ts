@@ -786,6 +786,7 @@ export type Database = {
         Args: { p_max: number; p_text: string }
         Returns: boolean
       }
+      is_store_currency: { Args: { p_code: string }; Returns: boolean }
       is_time_zone: { Args: { p_name: string }; Returns: boolean }
       join_queue: { Args: { p_queue: string }; Returns: undefined }
       keep_provider_order: {
@@ -902,7 +903,6 @@ export type Database = {
         }
         Returns: Json
       }
-      utf16_length: { Args: { p_text: string }; Returns: number }
       uuid_v7: { Args: Record<PropertyKey, never>; Returns: string }
     }
     Enums: {

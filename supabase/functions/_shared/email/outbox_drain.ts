@@ -97,7 +97,7 @@ export interface DrainReport {
   deadEmails: DeadEmailReport;
   /** What the run did to refunds; null when it issues none (no refunds' parts, or no gateway configured). */
   refunds: RefundIssuingReport | null;
-  /** The failed refunds, the newest listed: they wait for a person (README, "Refunds"). */
+  /** The failed refunds, the newest listed: they wait for a person (docs/operate.md, "Refunds"). */
   failedRefunds: FailedRefunds["refunds"];
   /** What the purge removed, or null when it failed (logged; the next run purges again). */
   purged: PurgeCounts | null;
