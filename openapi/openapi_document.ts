@@ -23,6 +23,7 @@ import {
   VerifyPaymentResponse,
   WebhookConfirmationResponse,
   WebhookIgnoredResponse,
+  WebhookRefundResponse,
 } from "./response_schemas.ts";
 import { type FunctionDescription, FUNCTIONS } from "./function_descriptions.ts";
 import { errorResponses, header, HEADERS, links } from "./operation_responses.ts";
@@ -47,6 +48,7 @@ function _componentSchemas(): Record<string, Json> {
     ["RazorpayEvent", RazorpayEventSchema],
     ["WebhookIgnoredResponse", WebhookIgnoredResponse],
     ["WebhookConfirmationResponse", WebhookConfirmationResponse],
+    ["WebhookRefundResponse", WebhookRefundResponse],
     ["TrackOrderResponse", TrackOrderResponse],
     ["DrainRequest", DrainRequestSchema],
     ["DrainResponse", DrainResponse],
