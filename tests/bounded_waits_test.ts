@@ -21,7 +21,8 @@ import {
   transactionEnd,
   waitUntilWaiting,
 } from "./support/lock_waits.ts";
-import { holdLock } from "./support/postgres_faults.ts";
+import { startTestStack } from "./support/local_stack.ts";
+import { holdLock, ownPool } from "./support/postgres_faults.ts";
 import { setStock, stockOf } from "./support/stock.ts";
 
 /** The most a transaction may stay open past its request's deadline. */
@@ -230,4 +231,75 @@ test("create_order() of another store sharing the IP and the e-mail rate-limit b
     await stuck.close();
   }
   assert.equal((await storeRowCounts(db, otherStore.storeId)).orders, 1);
+});
+
+// pins a past bug: a direct caller's deadline was optional, and its waits ran to the statement timeout
+test("POST /rest/v1/rpc/<writer> with the service key and no deadline, a null one or one an hour away ends its transaction within 6.5 s of its start while another session holds the row it waits on", async (db) => {
+  const stores = [await createTestStore(db), await createTestStore(db), await createTestStore(db)];
+  const order = await createTestStore(db).then((store) => callCreateOrder(db, createOrderPayload(store)));
+  const locks = [
+    ...await Promise.all(
+      stores.map((store) =>
+        callCreateOrder(db, createOrderPayload(store)).then(() =>
+          holdLock(db, "select 1 from public.order_counters where store_id = $1 for update", [store.storeId])
+        )
+      ),
+    ),
+    await holdLock(db, "select 1 from public.orders where id = $1 for update", [order.response.orderId]),
+  ];
+  const pool = await ownPool(db, 10);
+  const stack = await startTestStack({ db: pool });
+  const rpc = async (fn: string, args: Record<string, unknown>) => {
+    const started = performance.now();
+    const res = await fetch(`${stack.url}/rest/v1/rpc/${fn}`, {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        apikey: stack.serviceKey,
+        Authorization: `Bearer ${stack.serviceKey}`,
+      },
+      body: JSON.stringify(args),
+    });
+    return { ms: performance.now() - started, code: (await res.json()).code as string };
+  };
+  const hourAway = new Date(Date.now() + 3_600_000).toISOString();
+  const orderId = order.response.orderId;
+  try {
+    const calls: Record<string, Promise<{ ms: number; code: string }>> = {
+      "create_order without deadline": rpc("create_order", { payload: createOrderPayload(stores[0]) }),
+      "create_order with deadline null": rpc("create_order", {
+        payload: { ...createOrderPayload(stores[1]), deadline: null },
+      }),
+      "create_order with a deadline an hour away": rpc("create_order", {
+        payload: { ...createOrderPayload(stores[2]), deadline: hourAway },
+      }),
+      "update_order_status with p_deadline null": rpc("update_order_status", {
+        p_status: "processing",
+        p_order_id: orderId,
+        p_deadline: null,
+      }),
+      "confirm_payment with p_deadline null": rpc("confirm_payment", {
+        p_order_id: orderId,
+        p_amount_minor: 71_545,
+        p_currency: "INR",
+        p_provider: "razorpay",
+        p_provider_payment_id: `pay_${crypto.randomUUID()}`,
+        p_event_id: `evt_${crypto.randomUUID()}`,
+        p_deadline: null,
+      }),
+    };
+    const outcomes = Object.fromEntries(
+      await Promise.all(Object.entries(calls).map(async ([name, call]) => [name, await call] as const)),
+    );
+    for (const [name, { ms, code }] of Object.entries(outcomes)) {
+      // the client's time from sending to the answer: the transaction started after the first and ended before the second
+      assert.ok(ms <= 6_000 + GRACE_MS, `${name} answered after ${Math.round(ms)} ms`);
+      assert.ok(code === "55P03" || code === "OCT00", `${name} failed with ${code}`);
+    }
+  } finally {
+    for (const lock of locks) await lock.release();
+    await stack.close();
+    await pool.close();
+  }
+  for (const store of stores) assert.equal((await storeRowCounts(db, store.storeId)).orders, 1);
 });
