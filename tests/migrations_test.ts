@@ -20,6 +20,7 @@ const TABLES = [
   "order_counters",
   "order_items",
   "order_rate_limits",
+  "order_settings",
   "order_status_history",
   "orders",
   "payment_provider_orders",

@@ -228,6 +228,21 @@ export type Database = {
         }
         Relationships: []
       }
+      order_settings: {
+        Row: {
+          singleton: boolean
+          store_order_slots: number
+        }
+        Insert: {
+          singleton?: boolean
+          store_order_slots?: number
+        }
+        Update: {
+          singleton?: boolean
+          store_order_slots?: number
+        }
+        Relationships: []
+      }
       order_status_history: {
         Row: {
           actor: string
@@ -640,6 +655,7 @@ export type Database = {
       }
       create_order: { Args: { payload: Json }; Returns: Json }
       dead_emails: { Args: { p_limit?: number }; Returns: Json }
+      deadline_passed: { Args: Record<PropertyKey, never>; Returns: boolean }
       email_outbox_message: {
         Args: { p_row: Database["public"]["Tables"]["email_outbox"]["Row"] }
         Returns: Json
@@ -649,6 +665,7 @@ export type Database = {
         Returns: string
       }
       has_visible_character: { Args: { p_text: string }; Returns: boolean }
+      is_canonical_ipv6: { Args: { p_host: string }; Returns: boolean }
       is_country_code: { Args: { p_code: string }; Returns: boolean }
       is_email_address: { Args: { p_address: string }; Returns: boolean }
       is_http_url: { Args: { p_max: number; p_url: string }; Returns: boolean }
@@ -720,6 +737,7 @@ export type Database = {
         Args: { p_deadline: string; p_work: string }
         Returns: undefined
       }
+      take_store_slot: { Args: { p_store_id: string }; Returns: undefined }
       text_character_problem: { Args: { p_text: string }; Returns: string }
       trim_text: { Args: { p_text: string }; Returns: string }
       update_order_status: {
