@@ -5,6 +5,7 @@ import type { PerOrder } from "./cost_summary.ts";
 import type { RunCost } from "./cost_window.ts";
 import type { RpcCheck } from "./service_bench.ts";
 import type { WalAtScale } from "./wal_at_scale.ts";
+import type { BacklogFigures } from "./backlog_drain.ts";
 import { CLIENTS } from "./settings.ts";
 import { round, type Spread3 } from "./stats.ts";
 
@@ -62,6 +63,8 @@ export interface BenchResults {
   coldStartMs: ColdStarts;
   /** WAL per order with full-page images, right after a checkpoint, at 0 and 100,000 orders. */
   walAtScale: WalAtScale;
+  /** The outbox drain's backlog after an outage (bench/backlog_drain.ts), one entry per case. */
+  backlogDrain?: BacklogFigures[];
   ratios: Record<string, number>;
   targets: Target[];
   checks: Target[];

@@ -3,8 +3,9 @@
  * A throwaway database (`bench_<timestamp>` on the server at DATABASE_URL, with a meter database
  * beside it), pgbench's create_order as the physical limit, the service through HTTP with wrk (the
  * function and the stand-in each in its own process), each run's cost per order (WAL, transactions,
- * heap tuples, CPU and peak RSS per process), the handler alone, cold starts, and WAL per order with
- * full-page images at 0 and 100,000 orders (in a database of its own: bench/wal_at_scale.ts); writes
+ * heap tuples, CPU and peak RSS per process), the handler alone, cold starts, WAL per order with
+ * full-page images at 0 and 100,000 orders (in a database of its own: bench/wal_at_scale.ts), the outbox
+ * drain's backlog after an outage (bench/backlog_drain.ts, each case in a database of its own); writes
  * bench/results/<date>.json, rewrites the table of BENCHMARKS.md (full runs), and ends with
  * `ratio service/pgbench-best: <number>`.
  *
@@ -24,6 +25,7 @@ import { runPgbenchPhase } from "./pgbench_phase.ts";
 import { httpFigures, measureOverhead } from "./handler_overhead.ts";
 import { type BenchResults, type CostFigures, pgbenchBest } from "./report.ts";
 import { renderTable, rewriteBenchmarksMd } from "./report_table.ts";
+import { runBacklogPhase } from "./backlog_drain.ts";
 import { startFakeResend, startService } from "./service_bench.ts";
 import { runServicePhase } from "./service_phase.ts";
 import { bySetting, CLIENTS, SPREADS } from "./settings.ts";
@@ -164,6 +166,9 @@ try {
     log,
   });
 
+  // 6. a backlog of e-mails drained at Resend's rate limit (the in-doubt one, sent alone, only in full runs)
+  const backlogDrain = await runBacklogPhase(serverUrl, { emails: 2000, inDoubt: quick ? 0 : 200 }, log);
+
   const date = new Date().toISOString();
   const allWrk = SPREADS.flatMap((spread) => CLIENTS.flatMap((clients) => served.wrk[spread][clients]));
   const at32 = SPREADS.flatMap((spread) => served.costs[spread][32]);
@@ -207,6 +212,7 @@ try {
     helloWorld,
     coldStartMs,
     walAtScale,
+    backlogDrain,
   };
   const results: BenchResults = { ...figures, ...judge(figures) };
 
@@ -223,6 +229,12 @@ try {
   console.log(`\nwritten: bench/results/${name}.json${!quick && !sqlApplied ? ", BENCHMARKS.md" : ""}`);
   const best = pgbenchBest(results);
   console.log(`pgbench best: ${best.tps.toFixed(0)} tps at ${best.clients} clients (10 stores)`);
+  for (const b of backlogDrain) {
+    console.log(
+      `backlog ${b.case}: ${b.emails} e-mails in ${b.drainSeconds} s (${b.runs} runs), ${b.requests} requests, ` +
+        `${b.rateLimited} 429s, ${b.duplicates} duplicates, ${b.left} left`,
+    );
+  }
   console.log(`ratio service/pgbench-best: ${results.ratios.servicePerPgbenchBest}`);
 } finally {
   Deno.removeSignalListener("SIGINT", interrupted);

@@ -28,7 +28,7 @@ export function orderProbe(baseUrl: string): { url: string; init: RequestInit } 
 export async function startFakeResend(): Promise<Child & { url: string }> {
   const port = freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = await startDeno(["--allow-net", "--allow-env", "bench/fake_resend_server.ts"], {
+  const child = await startDeno(["--allow-net", "--allow-env", "local/fake_resend.ts"], {
     PORT: String(port),
   }, {
     url: `${url}/__stats`,

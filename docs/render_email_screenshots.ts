@@ -10,11 +10,11 @@ import { renderOrderEmail } from "../supabase/functions/_shared/email/email_temp
 import { renderStatusEmail } from "../supabase/functions/_shared/email/status_email_templates.ts";
 import { renderRefundEmail } from "../supabase/functions/_shared/email/refund_email.ts";
 import { renderSellerPaidEmail } from "../supabase/functions/_shared/email/seller_paid_email.ts";
+import { CHROMIUM, CHROMIUM_FLAGS } from "../tests/support/chromium.ts";
 import { orderEmailData, outboxEmail } from "../tests/support/order_emails.ts";
 import { refundEmailRow, sellerPaidEmailRow } from "../tests/support/payment_emails.ts";
 import { statusEmailData, statusOutboxEmail } from "../tests/support/status_emails.ts";
 
-const CHROMIUM = Deno.env.get("CHROMIUM") ?? "/usr/bin/chromium";
 const options = {
   from: "Chai & Co. <orders@example.com>",
   trackingUrlTemplate: "https://shop.example.com/orders/{orderNumber}",
@@ -63,14 +63,7 @@ try {
     const out = new URL(`email-${kind}.png`, import.meta.url).pathname;
     const { success, stderr } = await new Deno.Command(CHROMIUM, {
       args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
+        ...CHROMIUM_FLAGS,
         "--hide-scrollbars",
         `--user-data-dir=${work}/profile-${kind}`,
         "--window-size=700,1100",

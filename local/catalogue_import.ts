@@ -1,20 +1,28 @@
 /**
- * Upserts a store's catalogue from a checked catalogue file, in one transaction: products and variants are
- * matched by SKU (products within the store, variants within their product), new ones are inserted,
- * changed ones updated in place, the rest left as they are, and products the file does not name are not
- * touched. A problem found in the database (a store that does not exist, a variant of a product that is
- * neither in the file nor in the store) writes nothing.
+ * Upserts a store's catalogue from a read catalogue file (contract, "Going live"). First it reads the
+ * store's rows with the file's SKUs and plans every write (catalogue_plan.ts): a file with any problem, its
+ * own or against the store, writes nothing. Then it writes in short transactions of at most
+ * {@linkcode CHUNK_ROWS} rows, one set-based statement per kind of row, so that no order waits on the
+ * import for longer than one such transaction, however large the file: inserts first, then updates, whose
+ * rows each transaction locks in the order every writer of stock rows takes them (product id, variant id,
+ * a product's own row first), so an import never deadlocks with orders or cancellations. A crash between
+ * two transactions leaves a prefix of the writes; the import is idempotent, so running it again completes
+ * it. Two imports of one store run one after the other (a session-level advisory lock).
  */
-import type { SqlDatabase, SqlSession } from "./sql_database.ts";
-import type { CatalogueFile, LineProblem, ProductLine, VariantLine } from "./catalogue_file.ts";
-import { parseRupees } from "./catalogue_file.ts";
+import type { SqlConnection, SqlDatabase, SqlSession } from "./sql_database.ts";
+import type { CatalogueFileResult, LineProblem } from "./catalogue_file.ts";
+import { sortProblems } from "./catalogue_file.ts";
+import {
+  type CatalogueRow,
+  type ImportPlan,
+  type PlanCounts,
+  planImport,
+  type RowUpdate,
+  type VariantRow,
+} from "./catalogue_plan.ts";
 
 /** What an import did to one kind of row. */
-export interface ImportCounts {
-  inserted: number;
-  updated: number;
-  unchanged: number;
-}
+export type ImportCounts = PlanCounts;
 
 /** What an import did. */
 export interface ImportReport {
@@ -22,7 +30,7 @@ export interface ImportReport {
   variants: ImportCounts;
 }
 
-/** The import wrote nothing: the store is unknown, or lines name what the store does not have. */
+/** The import wrote nothing (or, past its plan, only a prefix): the reason, and any lines at fault. */
 export class CatalogueImportError extends Error {
   constructor(message: string, readonly problems: LineProblem[] = []) {
     super(message);
@@ -30,186 +38,156 @@ export class CatalogueImportError extends Error {
   }
 }
 
-interface _Row {
-  id: string;
-  sku: string;
-  name: string;
-  price: string | null;
-  stock_quantity: number | null;
-  is_active: boolean;
-}
+/** The most rows one write transaction holds: a few milliseconds of locks on PostgreSQL. */
+export const CHUNK_ROWS = 500;
 
-interface _VariantRow extends _Row {
-  product_id: string;
-}
+/** How long one transaction of the import waits for a row an order holds, before it tries again. */
+const LOCK_TIMEOUT = "2s";
+const LOCK_ATTEMPTS = 5;
 
-/** An update of one row, in the lock order of every writer of stock rows. */
-interface _Update {
-  productId: string;
-  variantId: string | null;
-  values: { name: string; price: string | null; stock: number | null; active: boolean };
-}
-
-/** `349.00` from paise. */
-function _rupees(minor: number): string {
-  return `${Math.floor(minor / 100)}.${String(minor % 100).padStart(2, "0")}`;
-}
-
-function _same(row: _Row, line: ProductLine | VariantLine): boolean {
-  const price = row.price === null ? null : parseRupees(row.price);
-  return row.name === line.name && price === line.priceMinor && row.stock_quantity === line.stock &&
-    row.is_active === line.active;
-}
-
-function _values(line: ProductLine | VariantLine): _Update["values"] {
-  return {
-    name: line.name,
-    price: line.priceMinor === null ? null : _rupees(line.priceMinor),
-    stock: line.stock,
-    active: line.active,
-  };
-}
-
-/** Imports `file` into the store `storeId` (a UUID); throws {@linkcode CatalogueImportError} for bad data. */
+/**
+ * Imports `read` into the store `storeId` (a UUID); throws {@linkcode CatalogueImportError} for a store
+ * that does not exist, a file with problems, or rows that stay locked.
+ */
 export async function importCatalogue(
   db: SqlDatabase,
   storeId: string,
-  file: CatalogueFile,
+  read: CatalogueFileResult,
 ): Promise<ImportReport> {
-  // a transaction under the role DATABASE_URL connects as (the tables' owner on Supabase): asRole with
-  // that role changes nothing but makes one transaction of the whole import
-  const [{ role }] = await db.query<{ role: string }>("select current_user::text as role");
-  return await db.asRole(role, (session) => _import(session, storeId, file));
+  return await db.withConnection(async (connection) => {
+    // released when the import ends, or when its connection does (a crashed task's)
+    await connection.query("select pg_advisory_lock(hashtextextended('catalogue:import ' || $1::text, 0))", [
+      storeId,
+    ]);
+    try {
+      const plan = await _plan(connection, storeId, read);
+      if (plan.problems.length > 0) {
+        throw new CatalogueImportError("the file has problems", sortProblems(plan.problems));
+      }
+      await _write(connection, storeId, plan);
+      return { products: plan.products, variants: plan.variants };
+    } finally {
+      await connection.query(
+        "select pg_advisory_unlock(hashtextextended('catalogue:import ' || $1::text, 0))",
+        [storeId],
+      );
+    }
+  });
 }
 
-async function _import(session: SqlSession, storeId: string, file: CatalogueFile): Promise<ImportReport> {
-  // two imports of one store run one after the other: the second sees what the first wrote
-  await session.query("select pg_advisory_xact_lock(hashtextextended('catalogue:import ' || $1::text, 0))", [
-    storeId,
-  ]);
-  const stores = await session.query("select 1 from public.stores where id = $1::uuid", [storeId]);
+async function _plan(db: SqlSession, storeId: string, read: CatalogueFileResult): Promise<ImportPlan> {
+  const stores = await db.query("select 1 from public.stores where id = $1::uuid", [storeId]);
   if (stores.length === 0) {
     throw new CatalogueImportError(`no store has the id ${storeId}: deno task store:add prints a store's id`);
   }
-  const skus = [...new Set([...file.products.map((p) => p.sku), ...file.variants.map((v) => v.productSku)])];
-  const products = new Map(
-    (await session.query<_Row>(
-      `select id::text, sku, name, price::text as price, stock_quantity, is_active from public.products
-       where store_id = $1::uuid and sku in (select jsonb_array_elements_text($2::text::jsonb))`,
-      [storeId, JSON.stringify(skus)],
-    )).map((row) => [row.sku, row]),
+  const skus = [...new Set([...read.productSkus, ...read.productReferences.map((r) => r.productSku)])];
+  const products = await db.query<CatalogueRow>(
+    `select id::text, sku, name, price::text as price, stock_quantity, imported_stock, is_active
+     from public.products
+     where store_id = $1::uuid and sku in (select jsonb_array_elements_text($2::text::jsonb))`,
+    [storeId, JSON.stringify(skus)],
   );
-  const problems = file.variants
-    .filter((variant) =>
-      !products.has(variant.productSku) && !file.products.some((p) => p.sku === variant.productSku)
-    )
-    .map((variant): LineProblem => ({
-      line: variant.line,
-      column: "sku",
-      problem:
-        `no product ${variant.productSku}: neither a product line of this file nor a product of the store`,
-    }));
-  if (problems.length > 0) {
-    throw new CatalogueImportError("the file names products the store does not have", problems);
-  }
-
-  const report: ImportReport = {
-    products: { inserted: 0, updated: 0, unchanged: 0 },
-    variants: { inserted: 0, updated: 0, unchanged: 0 },
-  };
-  const updates: _Update[] = [];
-  const newProducts: ProductLine[] = [];
-  for (const line of file.products) {
-    const row = products.get(line.sku);
-    if (!row) newProducts.push(line);
-    else if (_same(row, line)) report.products.unchanged++;
-    else updates.push({ productId: row.id, variantId: null, values: _values(line) });
-  }
-  const productIds = new Map([...products.values()].map((row) => [row.sku, row.id]));
-  for (const row of await _insertProducts(session, storeId, newProducts)) productIds.set(row.sku, row.id);
-  report.products.inserted = newProducts.length;
-
-  const variants = new Map(
-    (await session.query<_VariantRow>(
-      `select id::text, product_id::text, sku, name, price::text as price, stock_quantity, is_active
-       from public.product_variants where product_id in (select (jsonb_array_elements_text($1::text::jsonb))::uuid)
-         and sku is not null`,
-      [JSON.stringify([...products.values()].map((row) => row.id))],
-    )).map((row) => [`${row.product_id} ${row.sku}`, row]),
+  const variants = await db.query<VariantRow>(
+    `select id::text, product_id::text, sku, name, price::text as price, stock_quantity, imported_stock,
+       is_active
+     from public.product_variants
+     where product_id in (select (jsonb_array_elements_text($1::text::jsonb))::uuid) and sku is not null`,
+    [JSON.stringify(products.map((row) => row.id))],
   );
-  const newVariants: (VariantLine & { productId: string })[] = [];
-  for (const line of file.variants) {
-    const productId = productIds.get(line.productSku)!;
-    const row = variants.get(`${productId} ${line.sku}`);
-    if (!row) newVariants.push({ ...line, productId });
-    else if (_same(row, line)) report.variants.unchanged++;
-    else updates.push({ productId, variantId: row.id, values: _values(line) });
-  }
-  await _insertVariants(session, newVariants);
-  report.variants.inserted = newVariants.length;
-
-  // one row at a time in (product id, variant id) order, the product's own row first: the order in which
-  // create_order and the restock of a cancelled order take stock rows, so an import never deadlocks with them
-  updates.sort((a, b) =>
-    a.productId < b.productId
-      ? -1
-      : a.productId > b.productId
-      ? 1
-      : a.variantId === null
-      ? -1
-      : b.variantId === null
-      ? 1
-      : a.variantId < b.variantId
-      ? -1
-      : 1
+  return planImport(
+    read,
+    new Map(products.map((row) => [row.sku, row])),
+    new Map(variants.map((row) => [`${row.product_id} ${row.sku}`, row])),
   );
-  for (const update of updates) {
-    const { name, price, stock, active } = update.values;
-    if (update.variantId === null) {
-      await session.query(
-        `update public.products set name = $2, price = $3::numeric, stock_quantity = $4::integer, is_active = $5
-         where id = $1::uuid`,
-        [update.productId, name, price, stock, active],
-      );
-      report.products.updated++;
-    } else {
-      await session.query(
-        `update public.product_variants set name = $2, price = $3::numeric, stock_quantity = $4::integer,
-           is_active = $5
-         where id = $1::uuid`,
-        [update.variantId, name, price, stock, active],
-      );
-      report.variants.updated++;
+}
+
+function _chunks<T>(items: T[]): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK_ROWS) chunks.push(items.slice(i, i + CHUNK_ROWS));
+  return chunks;
+}
+
+async function _write(connection: SqlConnection, storeId: string, plan: ImportPlan): Promise<void> {
+  const productIds = new Map<string, string>();
+  for (const chunk of _chunks(plan.newProducts)) {
+    const rows = await _transaction(connection, (tx) =>
+      tx.query<{ id: string; sku: string }>(
+        `insert into public.products (store_id, sku, name, price, is_active, stock_quantity, imported_stock)
+         select $1::uuid, r.sku, r.name, r.price, r.active, r.stock, r.stock
+         from jsonb_to_recordset($2::text::jsonb)
+           as r(sku text, name text, price numeric, active boolean, stock integer)
+         returning id::text, sku`,
+        [storeId, JSON.stringify(chunk)],
+      ));
+    for (const row of rows) productIds.set(row.sku, row.id);
+  }
+  const newVariants = plan.newVariants.map((variant) => ({
+    ...variant,
+    productId: variant.productId ?? productIds.get(variant.productSku)!,
+  }));
+  for (const chunk of _chunks(newVariants)) {
+    await _transaction(connection, (tx) =>
+      tx.query(
+        `insert into public.product_variants
+           (product_id, sku, name, price, is_active, stock_quantity, imported_stock)
+         select r."productId", r.sku, r.name, r.price, r.active, r.stock, r.stock
+         from jsonb_to_recordset($1::text::jsonb)
+           as r("productId" uuid, sku text, name text, price numeric, active boolean, stock integer)`,
+        [JSON.stringify(chunk)],
+      ));
+  }
+  for (const chunk of _chunks(plan.updates)) await _transaction(connection, (tx) => _update(tx, chunk));
+}
+
+// one chunk of updates: its rows locked one by one in the chunk's (lock) order, then written set-based
+async function _update(tx: SqlSession, chunk: RowUpdate[]): Promise<void> {
+  await tx.query(
+    `select count(case when k.variant_id is null
+       then (select 1 from public.products p where p.id = k.product_id for no key update)
+       else (select 1 from public.product_variants v where v.id = k.variant_id for no key update) end)
+     from jsonb_to_recordset($1::text::jsonb) as k(product_id uuid, variant_id uuid)`,
+    [JSON.stringify(chunk.map((u) => ({ product_id: u.productId, variant_id: u.variantId })))],
+  );
+  const rows = (variants: boolean) =>
+    JSON.stringify(
+      chunk.filter((u) => (u.variantId !== null) === variants)
+        .map((u) => ({ id: u.variantId ?? u.productId, ...u.values })),
+    );
+  for (const table of ["products", "product_variants"] as const) {
+    await tx.query(
+      `update public.${table} t set name = r.name, price = r.price, is_active = r.active,
+         stock_quantity = case when r."setStock" then r.stock else t.stock_quantity end,
+         imported_stock = case when r."setStock" then r.stock else t.imported_stock end
+       from jsonb_to_recordset($1::text::jsonb)
+         as r(id uuid, name text, price numeric, active boolean, "setStock" boolean, stock integer)
+       where t.id = r.id`,
+      [rows(table === "product_variants")],
+    );
+  }
+}
+
+/**
+ * One write transaction that waits at most {@linkcode LOCK_TIMEOUT} for a row another transaction holds
+ * (an order takes its stock rows for milliseconds; a session left open in the SQL editor may hold one for
+ * good): it then rolls back, releasing what it held, and tries again a few times before giving up.
+ */
+async function _transaction<T>(connection: SqlConnection, work: (tx: SqlSession) => Promise<T>): Promise<T> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await connection.transaction(async (tx) => {
+        await tx.query(`select set_config('lock_timeout', '${LOCK_TIMEOUT}', true)`);
+        return await work(tx);
+      });
+    } catch (error) {
+      if ((error as { code?: string }).code !== "55P03") throw error;
+      if (attempt === LOCK_ATTEMPTS) {
+        throw new CatalogueImportError(
+          `rows of the store stayed locked by another transaction (${LOCK_ATTEMPTS} waits of ${LOCK_TIMEOUT}): ` +
+            "what was written before them stays (a prefix of the import); run the import again once that " +
+            "transaction has ended, and it completes the rest",
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
-  return report;
-}
-
-async function _insertProducts(
-  session: SqlSession,
-  storeId: string,
-  lines: ProductLine[],
-): Promise<{ id: string; sku: string }[]> {
-  if (lines.length === 0) return [];
-  return await session.query<{ id: string; sku: string }>(
-    `insert into public.products (store_id, sku, name, price, stock_quantity, is_active)
-     select $1::uuid, r.sku, r.name, r.price, r.stock, r.active
-     from jsonb_to_recordset($2::text::jsonb) as r(sku text, name text, price numeric, stock integer, active boolean)
-     returning id::text, sku`,
-    [storeId, JSON.stringify(lines.map((line) => ({ sku: line.sku, ..._values(line) })))],
-  );
-}
-
-async function _insertVariants(
-  session: SqlSession,
-  lines: (VariantLine & { productId: string })[],
-): Promise<void> {
-  if (lines.length === 0) return;
-  await session.query(
-    `insert into public.product_variants (product_id, sku, name, price, stock_quantity, is_active)
-     select r.product_id, r.sku, r.name, r.price, r.stock, r.active
-     from jsonb_to_recordset($1::text::jsonb)
-       as r(product_id uuid, sku text, name text, price numeric, stock integer, active boolean)`,
-    [JSON.stringify(lines.map((line) => ({ product_id: line.productId, sku: line.sku, ..._values(line) })))],
-  );
 }

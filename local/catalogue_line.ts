@@ -2,8 +2,8 @@
  * One line of a catalogue file (see `catalogue_file.ts`): its columns, and the checks of each field, every
  * problem recorded with its line and column. Pure.
  */
-import { checkFreeText } from "../supabase/functions/_shared/orders/text_rules.ts";
 import { MAX_AMOUNT_MINOR } from "../supabase/functions/_shared/orders/money.ts";
+import { checkSellerName } from "./seller_text.ts";
 
 /** The header, column by column, as the file must start. */
 export const CATALOGUE_COLUMNS = [
@@ -20,7 +20,7 @@ export const CATALOGUE_COLUMNS = [
 /** A column of the file. */
 export type CatalogueColumn = typeof CATALOGUE_COLUMNS[number];
 
-/** The longest product or variant name: the catalogue's own check (stores, products, variants: 1-200). */
+/** The longest product or variant name in characters: the catalogue's own check (`length(name)`, 1-200). */
 export const MAX_CATALOGUE_NAME_LENGTH = 200;
 
 /** The largest stock a row holds (PostgreSQL's integer). */
@@ -28,6 +28,11 @@ export const MAX_STOCK = 2_147_483_647;
 
 /** An SKU as the catalogue stores it (the products_sku_shape check of the SKU migration). */
 const SKU = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$/;
+
+/** Whether `raw` (trimmed) is an SKU as the catalogue stores it. */
+export function isSku(raw: string): boolean {
+  return SKU.test(raw);
+}
 const RUPEES = /^(\d{1,10})(?:\.(\d{1,2}))?$/;
 const WHOLE = /^\d{1,10}$/;
 
@@ -61,7 +66,10 @@ export interface LineProblem {
   problem: string;
 }
 
-/** Reads a rupee amount such as `349.00` (no sign, no currency, no thousands separator) in paise. */
+/**
+ * Reads an amount such as `349.00` (no sign, no currency, no thousands separator) in minor units
+ * (hundredths: paise for rupees).
+ */
 export function parseRupees(raw: string): number | null {
   const match = RUPEES.exec(raw);
   if (!match) return null;
@@ -69,13 +77,17 @@ export function parseRupees(raw: string): number | null {
   return minor <= MAX_AMOUNT_MINOR ? minor : null;
 }
 
-/** Reads the fields of one line into `problems`; a method returns null when any field had a problem. */
+/**
+ * Reads the fields of one line into `problems`; a method returns null when any field had a problem.
+ * `unit` names the store's money in messages ("rupees", or a currency code).
+ */
 export class LineReader {
   #found = 0;
   constructor(
     readonly line: number,
     readonly row: Record<CatalogueColumn, string>,
     readonly problems: LineProblem[],
+    readonly unit = "rupees",
   ) {}
 
   product(): ProductLine | null {
@@ -136,7 +148,7 @@ export class LineReader {
   }
 
   #name(column: "name" | "variant_name"): string | null {
-    const result = checkFreeText(this.row[column], MAX_CATALOGUE_NAME_LENGTH);
+    const result = checkSellerName(this.row[column], MAX_CATALOGUE_NAME_LENGTH);
     if (result.ok) return result.text;
     this.#problem(column, result.problem === "must not be empty" ? "is required" : result.problem);
     return null;
@@ -151,7 +163,7 @@ export class LineReader {
         column,
         raw === ""
           ? "is required"
-          : `must be an amount in rupees such as 349.00 (digits, at most 2 decimals, no currency sign or thousands separator): got ${
+          : `must be an amount in ${this.unit} such as 349.00 (digits, at most 2 decimals, no currency sign or thousands separator): got ${
             JSON.stringify(raw)
           }`,
       );

@@ -81,3 +81,71 @@ export function parseCsv(text: string): CsvRecord[] {
   if (field !== "" || fields.length > 0) endRecord();
   return records;
 }
+
+/** A line of a file that is not UTF-8, with the first bad byte's position on it (1-based). */
+export interface Utf8Problem {
+  line: number;
+  problem: string;
+}
+
+/**
+ * The text of a file's bytes as UTF-8 (what spreadsheets write as "CSV UTF-8"), or every line that is not:
+ * a file saved in another encoding (Windows-1252's `café` is the byte E9) would otherwise be read with
+ * U+FFFD in place of each such character, and imported so.
+ */
+export function decodeUtf8(bytes: Uint8Array): { text: string } | { problems: Utf8Problem[] } {
+  try {
+    return { text: new TextDecoder("utf-8", { fatal: true }).decode(bytes) };
+  } catch {
+    // found below, line by line
+  }
+  const problems: Utf8Problem[] = [];
+  let start = 0;
+  for (let line = 1; start <= bytes.length; line++) {
+    let end = bytes.indexOf(0x0a, start);
+    if (end === -1) end = bytes.length;
+    const bad = _firstInvalidByte(bytes.subarray(start, end));
+    if (bad !== null) {
+      const byte = bytes[start + bad].toString(16).toUpperCase().padStart(2, "0");
+      problems.push({
+        line,
+        problem: `is not UTF-8 (byte ${byte} at byte ${bad + 1} of the line): save the file as CSV UTF-8`,
+      });
+    }
+    start = end + 1;
+  }
+  return { problems };
+}
+
+// the offset of the first byte that starts no well-formed UTF-8 sequence (Unicode's table 3-7), or null
+function _firstInvalidByte(line: Uint8Array): number | null {
+  let i = 0;
+  while (i < line.length) {
+    const lead = line[i];
+    if (lead < 0x80) {
+      i++;
+      continue;
+    }
+    // the sequence's length and the range of its second byte, by its first
+    const [length, low, high] = lead >= 0xc2 && lead <= 0xdf
+      ? [2, 0x80, 0xbf]
+      : lead === 0xe0
+      ? [3, 0xa0, 0xbf]
+      : lead === 0xed
+      ? [3, 0x80, 0x9f]
+      : lead >= 0xe1 && lead <= 0xef
+      ? [3, 0x80, 0xbf]
+      : lead === 0xf0
+      ? [4, 0x90, 0xbf]
+      : lead >= 0xf1 && lead <= 0xf3
+      ? [4, 0x80, 0xbf]
+      : lead === 0xf4
+      ? [4, 0x80, 0x8f]
+      : [0, 0, 0];
+    if (length === 0 || i + length > line.length) return i;
+    if (line[i + 1] < low || line[i + 1] > high) return i;
+    for (let k = 2; k < length; k++) if (line[i + k] < 0x80 || line[i + k] > 0xbf) return i;
+    i += length;
+  }
+  return null;
+}

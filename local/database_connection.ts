@@ -15,24 +15,54 @@ export class DatabaseUnavailableError extends Error {
   }
 }
 
+/** The URL a PostgreSQL connection string names, or the sentence that says it is none. */
+export function parseDatabaseUrl(raw: string): URL {
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    // said below
+  }
+  if (!url || !["postgres:", "postgresql:"].includes(url.protocol)) {
+    // the value itself is not repeated: it may hold a password
+    throw new DatabaseUnavailableError(
+      "DATABASE_URL is not a PostgreSQL connection string: it must look like " +
+        "postgresql://<user>:<password>@<host>:5432/<database> (characters such as @ : / in the password " +
+        "written %40 %3A %2F)",
+    );
+  }
+  return url;
+}
+
 /**
  * Opens the PostgreSQL at `url` (pool size `max`) and checks that it answers, or throws
- * {@linkcode DatabaseUnavailableError} with the reason and the fix. Other errors pass through unchanged.
+ * {@linkcode DatabaseUnavailableError} with the reason and the fix.
  */
 export async function connectPostgres(url: string, max = 10): Promise<SqlDatabase> {
-  const db = openPostgres(url, max);
+  const parsed = parseDatabaseUrl(url);
+  let db: SqlDatabase;
+  try {
+    db = openPostgres(url, max);
+  } catch (error) {
+    throw new DatabaseUnavailableError(describeConnectionFailure(error, parsed), { cause: error });
+  }
   try {
     await db.query("select 1");
     return db;
   } catch (error) {
     await db.close().catch(() => {});
-    const sentence = describeConnectionFailure(error, new URL(url));
-    throw sentence ? new DatabaseUnavailableError(sentence, { cause: error }) : error;
+    throw new DatabaseUnavailableError(describeConnectionFailure(error, parsed), { cause: error });
   }
 }
 
-/** The sentence for a failed first connection to `url`, or null for an error it does not know. */
-export function describeConnectionFailure(error: unknown, url: URL): string | null {
+/** Whether `url` asks for TLS (`sslmode=require`, `verify-ca`, `verify-full`, or `ssl=true`). */
+function _asksForTls(url: URL): boolean {
+  const mode = url.searchParams.get("sslmode") ?? "";
+  return ["require", "verify-ca", "verify-full"].includes(mode) || url.searchParams.get("ssl") === "true";
+}
+
+/** The sentence for a failed first connection to `url`: the known causes with their fix, else the driver's words. */
+export function describeConnectionFailure(error: unknown, url: URL): string {
   const { code, address, port, message } = error as {
     code?: string;
     address?: string;
@@ -52,9 +82,13 @@ export function describeConnectionFailure(error: unknown, url: URL): string | nu
     case "28000": // no such role
     case "28P01": // wrong password
       return `PostgreSQL at ${host} refuses the login (${message}): correct the user or password in DATABASE_URL`;
-    default:
-      return null;
   }
+  if (_asksForTls(url) && (code === "ECONNRESET" || /\b(TLS|SSL)\b/.test(message ?? ""))) {
+    return `PostgreSQL at ${where} does not take TLS, which DATABASE_URL asks for (sslmode=` +
+      `${url.searchParams.get("sslmode") ?? "require"}): leave sslmode out for a server on this machine; ` +
+      "a hosted Supabase project takes TLS, so check its host and port (Dashboard → Connect)";
+  }
+  return `PostgreSQL at ${where} (DATABASE_URL) cannot be used: ${message ?? String(error)}`;
 }
 
 /**

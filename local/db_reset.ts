@@ -18,8 +18,9 @@ if (unknown.length > 0) {
   console.error(`db:reset: unknown argument ${unknown[0]}: the only one is --yes`);
   Deno.exit(2);
 }
-const name = new URL(url).pathname.slice(1) || "the database";
+// connecting checks the URL first: new URL() below then reads one that parses
 const db = await connectPostgresOrExit("db:reset", url, 1);
+const name = new URL(url).pathname.slice(1) || "the database";
 try {
   const refusal = resetRefusal(await inspectResetTarget(db, new URL(url)), Deno.args.includes("--yes"));
   if (refusal) {

@@ -25,6 +25,13 @@ export interface DeadEmailLine {
   last_tried_at: Date | string;
 }
 
+/** What `deno task orders` says of a database without orders (DATABASE_URL, else the local stack's). */
+export function describeNoOrders(url: string | undefined): string {
+  const where = url ? `the database at DATABASE_URL` : "the local stack's .local/db/";
+  return `orders: ${where} has no orders yet: place one with the curl that deno task dev prints, or from ` +
+    "its storefront (/storefront/)";
+}
+
 /** The latest `limit` orders, newest first, with their items and each e-mail's state. */
 export function latestOrders(db: SqlSession, limit: number): Promise<OrderLine[]> {
   return db.query<OrderLine>(

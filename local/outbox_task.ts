@@ -1,11 +1,12 @@
 /**
  * `deno task outbox`: one run of the outbox drain (`runOutboxDrain`, the same code the outbox-drain function
  * runs on Supabase): cancels the orders nobody paid in time (UNPAID_GATEWAY_ORDER_MINUTES,
- * UNPAID_UPI_DIRECT_ORDER_HOURS) and sends their buyers' cancelled e-mails; sends every e-mail the request path
- * did not (pending or failed rows at least a minute
- * old, and claims left `sending` by a sender that died), through Resend when RESEND_API_KEY is set, else
- * into `.local/outbox/`; reports dead rows; removes idempotency keys older than 7 days and rate-limit
- * windows older than 2 days. Safe from cron and concurrently: rows are claimed with `for update skip locked`.
+ * UNPAID_UPI_DIRECT_ORDER_HOURS) and sends their buyers' cancelled e-mails; reports dead rows; removes
+ * idempotency keys older than 7 days and rate-limit windows older than 2 days; then, within the run's budget
+ * (OUTBOX_DRAIN_BUDGET_MS), sends every e-mail the request path did not (pending or failed rows at least a
+ * minute old, claims whose run ended, and claims left `sending` by a request whose sender died), through
+ * Resend when RESEND_API_KEY is set (at RESEND_REQUESTS_PER_SECOND), else into `.local/outbox/`. Safe from
+ * cron and concurrently: claims are serialized and each run's claims expire with it.
  * Without SUPABASE_URL it drains the running local stack; a project elsewhere needs RESEND_API_KEY.
  *
  *   deno task outbox [--min-age=<seconds, default 60>] [--stale-after=<seconds, default 300>]
@@ -13,12 +14,18 @@
 import { parseConfig } from "../supabase/functions/_shared/config.ts";
 import { createDatabaseClient } from "../supabase/functions/_shared/database_client.ts";
 import type { Mailer } from "../supabase/functions/_shared/email/mailer.ts";
-import { type DrainReport, runOutboxDrain } from "../supabase/functions/_shared/email/outbox_drain.ts";
+import {
+  drainLimits,
+  type DrainReport,
+  runOutboxDrain,
+} from "../supabase/functions/_shared/email/outbox_drain.ts";
 import { createResendMailer } from "../supabase/functions/_shared/email/resend_mailer.ts";
 import { supabaseEmailOutbox } from "../supabase/functions/_shared/email/supabase_email_outbox.ts";
 import { supabasePurgeExpiredGuards } from "../supabase/functions/_shared/orders/order_guards.ts";
 import { supabaseCancelUnpaidOrders } from "../supabase/functions/_shared/orders/unpaid_orders.ts";
 import { createFileMailer } from "./file_mailer.ts";
+import { parsePort } from "./dev_startup.ts";
+import { serviceKeyRefusal } from "./service_key_check.ts";
 import { DEMO_KEYS } from "./stack.ts";
 
 /** What the task may be handed instead of its defaults (tests). */
@@ -38,7 +45,7 @@ export function outboxTaskEnv(env: Record<string, string | undefined>): Record<s
   const keys = env.SUPABASE_SERVICE_ROLE_KEY || env.SUPABASE_SECRET_KEYS
     ? {}
     : { SUPABASE_SERVICE_ROLE_KEY: DEMO_KEYS.serviceRole };
-  return { ...env, SUPABASE_URL: `http://127.0.0.1:${env.PORT || 54321}`, ...keys };
+  return { ...env, SUPABASE_URL: `http://127.0.0.1:${parsePort(env.PORT, 54321, 1)}`, ...keys };
 }
 
 /** Whether `url` is this machine: only then may e-mails go to files instead of Resend. */
@@ -92,12 +99,16 @@ export async function runOutboxTask(
     );
   }
   const mailer = io.mailer ??
-    (config.resend ? createResendMailer(config.resend) : createFileMailer({ log }));
+    (config.resend
+      ? createResendMailer({ ...config.resend, timeoutMs: config.emailSendTimeoutMs })
+      : createFileMailer({ log }));
   const client = createDatabaseClient(config.supabaseUrl, config.serviceKey);
   // ask first: with nothing at the URL every step fails, and each would log its own failure
   if (!(await _answers(config.supabaseUrl))) {
     throw new Error(describeNothingAnswers(config.supabaseUrl, taskEnv));
   }
+  const refusal = await serviceKeyRefusal(config.supabaseUrl, config.serviceKey, taskEnv);
+  if (refusal) throw new Error(refusal);
   const report = await runOutboxDrain({
     mailer,
     outbox: supabaseEmailOutbox(client, config.databaseTimeoutMs),
@@ -109,6 +120,7 @@ export async function runOutboxTask(
       trackingSecret: config.trackingSecret,
     },
     log,
+    limits: drainLimits(config, !io.mailer && config.resend !== null),
     ...(io.sleep ? { sleep: io.sleep } : {}),
   }, flags);
   for (const line of describeDrainReport(report)) (io.print ?? console.log)(line);
@@ -117,13 +129,14 @@ export async function runOutboxTask(
 
 /** The lines the task prints for a drain's report. */
 export function describeDrainReport(report: DrainReport): string[] {
-  const { claimed, sent, failed, dead, ignored } = report.emails;
+  const { claimed, sent, failed, dead, ignored, superseded, released } = report.emails;
   const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
   return [
     report.unpaidOrders
       ? `unpaid orders: cancelled ${report.unpaidOrders.cancelled}`
       : "unpaid orders: failed (see the log line), the next run tries again",
-    `outbox: claimed ${claimed}, sent ${sent}, failed ${failed}, dead ${dead}, ignored ${ignored}`,
+    `outbox: claimed ${claimed}, sent ${sent}, failed ${failed}, dead ${dead}, ignored ${ignored}, ` +
+    `superseded ${superseded}, released ${released}`,
     ...(report.deadEmails.total > 0
       ? [
         `outbox: ${count(report.deadEmails.total, "dead e-mail", "dead e-mails")}, never retried ` +

@@ -5,7 +5,9 @@
  * `service_role` for a secret one, `authenticated` with the user's claims for a user's access token. The
  * query runs under that role, so grants and row level security decide what it sees, as on Supabase.
  * Anything beyond the subset (embedded resources, other operators, counts, `single()`) is refused with a
- * 400 or 406 that says so, rather than answered differently from PostgREST.
+ * 400 or 406 that says so, rather than answered differently from PostgREST. As on Supabase, no answer holds
+ * more than `max_rows` of supabase/config.toml's [api] (1000) rows, whatever `limit` asks, and every answer
+ * says which rows it holds in PostgREST's `Content-Range`: `0-999/*`, and a star for the range of none.
  */
 import type { LocalSigningKey } from "./auth_keys.ts";
 import type { KeyRoles } from "./gateway_keys.ts";
@@ -14,6 +16,18 @@ import { queryAsRequest, requestRole } from "./request_role.ts";
 import type { SqlDatabase } from "./sql_database.ts";
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
+
+/** The most rows one read answers: `max_rows` of supabase/config.toml, which Supabase's PostgREST applies. */
+export const MAX_ROWS = _maxRows(
+  await Deno.readTextFile(new URL("../supabase/config.toml", import.meta.url)),
+);
+
+function _maxRows(toml: string): number {
+  const api = /^\[api\]$([\s\S]*?)(?=^\[|(?![\s\S]))/m.exec(toml)?.[1] ?? "";
+  const match = /^max_rows\s*=\s*(\d+)\s*$/m.exec(api);
+  if (!match) throw new Error("supabase/config.toml has no max_rows in its [api] section");
+  return Number(match[1]);
+}
 const ORDER_TERM = /^([a-z_][a-z0-9_]*)(?:\.(asc|desc))?$/;
 
 /** A parsed read: columns, equality filters, order and limit, each checked; or why it is refused. */
@@ -60,18 +74,23 @@ export function parseReadQuery(params: URLSearchParams): ReadQuery {
   return query;
 }
 
-/** The SQL of a parsed read of `table`, its values as parameters; the result is one JSON array as text. */
+/**
+ * The SQL of a parsed read of `table`, its values as parameters; the result is one JSON array as text and
+ * its row count. At most `maxRows` rows, as PostgREST's `db-max-rows` caps `limit`.
+ */
 export function readSql(
   table: string,
   query: Exclude<ReadQuery, { refused: string }>,
+  maxRows = MAX_ROWS,
 ): { text: string; params: string[] } {
   const columns = query.columns === "*" ? "*" : query.columns.map((column) => `"${column}"`).join(", ");
   const where = query.filters.map(([column], i) => `"${column}" = $${i + 1}`).join(" and ");
   const order = query.order.map(([column, direction]) => `"${column}" ${direction}`).join(", ");
+  const limit = Math.min(query.limit ?? maxRows, maxRows);
   const text =
-    `select coalesce(json_agg(r), '[]'::json)::text as body from (select ${columns} from public."${table}"${
+    `select coalesce(json_agg(r), '[]'::json)::text as body, count(*)::int as rows from (select ${columns} from public."${table}"${
       where ? ` where ${where}` : ""
-    }${order ? ` order by ${order}` : ""}${query.limit === null ? "" : ` limit ${query.limit}`}) r`;
+    }${order ? ` order by ${order}` : ""} limit ${limit}) r`;
   return { text, params: query.filters.map(([, value]) => value) };
 }
 
@@ -111,10 +130,18 @@ export function createReadRoute(db: SqlDatabase, keys: KeyRoles, signingKey: Loc
 
     const { text, params } = readSql(table, query);
     try {
-      const rows = await queryAsRequest<{ body: string }>(db, decision, text, params);
-      return new Response(rows[0].body, {
+      const [{ body, rows }] = await queryAsRequest<{ body: string; rows: number }>(
+        db,
+        decision,
+        text,
+        params,
+      );
+      return new Response(body, {
         status: 200,
-        headers: { "Content-Type": "application/json; charset=utf-8" },
+        headers: {
+          "Content-Type": "application/json; charset=utf-8",
+          "Content-Range": rows === 0 ? "*/*" : `0-${rows - 1}/*`,
+        },
       });
     } catch (error) {
       return databaseErrorResponse(error, decision.role);

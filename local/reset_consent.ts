@@ -45,6 +45,12 @@ function _databaseName(url: URL): string {
   return decodeURIComponent(url.pathname.slice(1));
 }
 
+/** `url` as the command to type again names it: in shell quotes, any password as `<password>`. */
+function _typedUrl(url: URL): string {
+  const user = url.username ? `${url.username}${url.password ? ":<password>" : ""}@` : "";
+  return `'${url.protocol}//${user}${url.host}${url.pathname}${url.search}'`;
+}
+
 /**
  * Null when the reset may go ahead, else the sentence that asks for `--yes`: naming the database, where
  * it is and what it holds.
@@ -66,5 +72,7 @@ export function resetRefusal(target: ResetTarget, yes: boolean): string | null {
     : `${target.publicFunctions} functions`;
   const reason = empty ? "it is not on this machine" : `its public schema holds ${holds}`;
   return `db:reset: ${name || "the database"} on ${where} would lose its public schema and every row in it ` +
-    `(${reason}). If that is what you want, run it again with --yes: npx -y deno@2.9.6 task db:reset --yes`;
+    `(${reason}). If that is what you want, run it again with --yes: DATABASE_URL=${
+      _typedUrl(target.url)
+    } npx -y deno@2.9.6 task db:reset --yes`;
 }

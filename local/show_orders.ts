@@ -6,7 +6,7 @@
 import { DataDirInUseError } from "./data_dir_lock.ts";
 import { connectPostgresOrExit } from "./database_connection.ts";
 import { openPglite } from "./open_database.ts";
-import { deadEmails, latestOrders } from "./order_report.ts";
+import { deadEmails, describeNoOrders, latestOrders } from "./order_report.ts";
 import type { SqlDatabase } from "./sql_database.ts";
 
 const limit = Number(Deno.args[0] ?? 5);
@@ -23,7 +23,9 @@ try {
   Deno.exit(2);
 }
 try {
-  console.table(await latestOrders(db, limit));
+  const orders = await latestOrders(db, limit);
+  if (orders.length === 0) console.log(describeNoOrders(url));
+  else console.table(orders);
   const dead = await deadEmails(db, 50);
   if (dead.length > 0) {
     console.log(

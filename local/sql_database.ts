@@ -11,6 +11,12 @@ export interface SqlSession {
   query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
 }
 
+/** One connection of its own: its session-level settings and advisory locks last until `work` ends. */
+export interface SqlConnection extends SqlSession {
+  /** Runs `work` in one transaction on this connection: committed when it returns, rolled back when it throws. */
+  transaction<T>(work: (session: SqlSession) => Promise<T>): Promise<T>;
+}
+
 /** A database the local stack can migrate and run role-scoped calls on. */
 export interface SqlDatabase extends SqlSession {
   readonly kind: "pglite" | "postgres";
@@ -28,6 +34,11 @@ export interface SqlDatabase extends SqlSession {
    * in a single round trip where the driver can pipeline: the RPC route's hot path.
    */
   queryAsRole<T = Record<string, unknown>>(role: string, text: string, params?: unknown[]): Promise<T[]>;
+  /**
+   * Runs `work` on one connection reserved for it (a pool's other callers never get it meanwhile), so that
+   * a session-level advisory lock holds across several short transactions.
+   */
+  withConnection<T>(work: (connection: SqlConnection) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -80,6 +91,10 @@ export function pgliteDatabase(db: PGlite): SqlDatabase {
     queryAsRole<T>(role: string, text: string, params: unknown[] = []) {
       return this.asRole(role, (tx) => tx.query<T>(text, params));
     },
+    // PGlite is one connection already
+    withConnection(work) {
+      return work({ ...session(db), transaction: (fn) => db.transaction((tx) => fn(session(tx))) });
+    },
     close: () => db.close(),
   };
 }
@@ -128,6 +143,29 @@ export function postgresDatabase(sql: Sql): SqlDatabase {
         return [...(settled[2] as PromiseFulfilledResult<Iterable<T>>).value];
       } finally {
         connection.release();
+      }
+    },
+    async withConnection(work) {
+      const reserved = await sql.reserve();
+      const connection = session(reserved);
+      try {
+        return await work({
+          ...connection,
+          // a reserved connection has no begin(): the statements themselves, on this one connection
+          async transaction(fn) {
+            await reserved.unsafe("begin");
+            try {
+              const result = await fn(connection);
+              await reserved.unsafe("commit");
+              return result;
+            } catch (error) {
+              await reserved.unsafe("rollback").catch(() => {});
+              throw error;
+            }
+          },
+        });
+      } finally {
+        reserved.release();
       }
     },
     close: () => sql.end({ timeout: 5 }),

@@ -33,6 +33,8 @@ import { createRpcRoute } from "./postgrest_rpc.ts";
 import { storefrontResponse } from "./storefront_routes.ts";
 import { trackingPage } from "./tracking_page.ts";
 import type { SqlDatabase } from "./sql_database.ts";
+import { legacyKeysDisabled } from "../supabase/functions/_shared/project_keys.ts";
+import { checkStackKeys } from "./stack_keys.ts";
 
 /** Local demo keys, used when the environment sets none. They guard nothing: the stack is local only. */
 export const DEMO_KEYS = {
@@ -80,6 +82,15 @@ export interface LocalStack {
   url: string;
   anonKey: string;
   serviceKey: string;
+  /**
+   * The key a browser or a curl uses: the first of SUPABASE_PUBLISHABLE_KEYS when set, else the anon key.
+   * The storefront, the order page and the banner's example use it, so they work with legacy keys disabled.
+   */
+  publicKey: string;
+  /** The key a back office uses: SUPABASE_SECRET_KEYS.default when set, else the service-role key. */
+  secretKey: string;
+  /** LEGACY_API_KEYS=disabled: the anon and service-role keys are refused. */
+  legacyKeysDisabled: boolean;
   /** The secret payment-webhook checks signatures with. */
   razorpayWebhookSecret: string;
   /** The fake Razorpay the payment functions call; null when RAZORPAY_API_URL names another. */
@@ -93,24 +104,29 @@ export interface LocalStack {
   close(): Promise<void>;
 }
 
-function _keyValues(json: string | undefined): string[] {
-  return json ? Object.values(JSON.parse(json) as Record<string, string>) : [];
-}
-
-/** Starts the stack; the function's configuration comes from `options.env` over the local defaults. */
+/**
+ * Starts the stack; the function's configuration comes from `options.env` over the local defaults. Throws
+ * a ConfigError for keys it cannot use (`checkStackKeys`), as the functions do.
+ */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const env = options.env ?? {};
-  const signingKey = options.signingKey ?? await createSigningKey();
   // an empty variable is no key: the demo key stands in, as for an unset one
   const anonKey = env.SUPABASE_ANON_KEY || DEMO_KEYS.anon;
   const serviceKey = env.SUPABASE_SERVICE_ROLE_KEY || DEMO_KEYS.serviceRole;
+  const { publishable, secret, legacyDisabled } = checkStackKeys(
+    env,
+    options.legacyKeysDisabled ?? legacyKeysDisabled(env),
+  );
+  const publicKey = publishable[0] ?? anonKey;
+  const secretKey = secret.default ?? serviceKey;
+  const signingKey = options.signingKey ?? await createSigningKey();
   const rpcCalls = new Map<string, number>();
   let storeBusy = 0;
   const background = new Set<Promise<unknown>>();
   const keys = {
-    anon: [anonKey, ..._keyValues(env.SUPABASE_PUBLISHABLE_KEYS)],
-    serviceRole: [serviceKey, ..._keyValues(env.SUPABASE_SECRET_KEYS)],
-    disabled: (options.legacyKeysDisabled ?? env.LEGACY_API_KEYS === "disabled") ? [anonKey, serviceKey] : [],
+    anon: [anonKey, ...publishable],
+    serviceRole: [serviceKey, ...Object.values(secret)],
+    disabled: legacyDisabled ? [anonKey, serviceKey] : [],
   };
   const rpc = createRpcRoute(options.db, keys, {
     signingKey,
@@ -152,9 +168,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       const origin = new URL(request.url).origin;
       const checkoutScriptUrl = razorpay.fake?.checkoutScriptUrl ?? null;
       const page = pathname === "/track"
-        ? trackingPage(origin, { anonKey, checkoutScriptUrl })
+        ? trackingPage(origin, { anonKey: publicKey, checkoutScriptUrl })
         : pathname.startsWith("/storefront")
-        ? await storefrontResponse(pathname, origin, anonKey, { checkoutScriptUrl })
+        ? await storefrontResponse(pathname, origin, publicKey, { checkoutScriptUrl })
         : null;
       // HEAD is GET without the body, as any web server answers it (link checkers, curl -I)
       if (page) return request.method === "HEAD" ? _withoutBody(page) : page;
@@ -220,6 +236,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     url,
     anonKey,
     serviceKey,
+    publicKey,
+    secretKey,
+    legacyKeysDisabled: legacyDisabled,
     razorpayWebhookSecret,
     razorpay: razorpay.fake,
     rpcCalls,

@@ -4,11 +4,44 @@
  * first one's row and changes nothing.
  */
 import { isEmailAddress } from "../supabase/functions/_shared/orders/email_address.ts";
-import { checkFreeText } from "../supabase/functions/_shared/orders/text_rules.ts";
+import { STORE_CURRENCIES } from "./currencies.ts";
+import { checkSellerName } from "./seller_text.ts";
 import type { SqlDatabase } from "./sql_database.ts";
 
-/** The longest store name: the stores table's own check. */
+/** The longest store name in characters: the stores table's own check (`length(name)`). */
 export const MAX_STORE_NAME_LENGTH = 200;
+
+// the shape public.is_time_zone accepts (20261126250100_store_time_zone_names.sql): UTC, or Area/Location
+const _TIME_ZONE =
+  /^(?:UTC|(?:Africa|America|Antarctica|Arctic|Asia|Atlantic|Australia|Europe|Indian|Pacific)\/[A-Za-z0-9_+-]+(?:\/[A-Za-z0-9_+-]+)?)$/;
+
+/**
+ * Whether `name` has the shape of a store's time zone, as public.is_time_zone's pattern says it: UTC or
+ * an IANA Area/Location name, never posix/…, right/…, localtime, EST5EDT or Etc/GMT+5. Pure.
+ */
+export function hasStoreTimeZoneShape(name: string): boolean {
+  return _TIME_ZONE.test(name);
+}
+
+/**
+ * Whether `name` has the shape of a store's time zone ({@linkcode hasStoreTimeZoneShape}) and Intl takes
+ * it: the pages and e-mails format dates with it. Whether the database knows it is the database's to say.
+ */
+export function isStoreTimeZoneShape(name: string): boolean {
+  if (!hasStoreTimeZoneShape(name)) return false;
+  try {
+    new Intl.DateTimeFormat("en-IN", { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function _timeZoneProblem(timeZone: string): string {
+  return `--time-zone must be an IANA time zone name of the form Area/Location such as Asia/Kolkata, or UTC: got ${
+    JSON.stringify(timeZone)
+  }`;
+}
 
 /** A store to add, as the task's flags give it. */
 export interface StoreInput {
@@ -43,7 +76,7 @@ export class StoreInputError extends Error {
 /** Checks and normalises the input (the text rule for the name, the contract's e-mail shape). Pure. */
 export function checkStoreInput(input: StoreInput): StoreInput {
   const problems: string[] = [];
-  const name = checkFreeText(input.name, MAX_STORE_NAME_LENGTH);
+  const name = checkSellerName(input.name, MAX_STORE_NAME_LENGTH);
   if (!name.ok) problems.push(`--name ${name.problem}`);
   const ownerEmail = input.ownerEmail.trim();
   if (!isEmailAddress(ownerEmail)) {
@@ -51,10 +84,14 @@ export function checkStoreInput(input: StoreInput): StoreInput {
       `--owner-email must be an e-mail address such as owner@shop.example: got ${JSON.stringify(ownerEmail)}`,
     );
   }
-  if (input.currency !== undefined && !/^[A-Z]{3}$/.test(input.currency)) {
+  if (input.currency !== undefined && !STORE_CURRENCIES.has(input.currency)) {
     problems.push(
-      `--currency must be a three-letter ISO 4217 code such as INR: got ${JSON.stringify(input.currency)}`,
+      `--currency must be an ISO 4217 code in use, in capitals, whose money has two decimals, such as INR ` +
+        `or USD: got ${JSON.stringify(input.currency)}`,
     );
+  }
+  if (input.timeZone !== undefined && !isStoreTimeZoneShape(input.timeZone)) {
+    problems.push(_timeZoneProblem(input.timeZone));
   }
   if (problems.length > 0) throw new StoreInputError(problems);
   return { ...input, name: name.ok ? name.text : "", ownerEmail };
@@ -98,13 +135,7 @@ export async function addStore(db: SqlDatabase, raw: StoreInput): Promise<StoreR
       const [{ known }] = await session.query<{ known: boolean }>("select public.is_time_zone($1) as known", [
         input.timeZone,
       ]);
-      if (!known) {
-        throw new StoreInputError([
-          `--time-zone must be an IANA time zone name such as Asia/Kolkata: got ${
-            JSON.stringify(input.timeZone)
-          }`,
-        ]);
-      }
+      if (!known) throw new StoreInputError([_timeZoneProblem(input.timeZone)]);
     }
     const existing = await session.query<_Row>(
       `select ${COLUMNS} from public.stores where name = $1 and lower(owner_email) = lower($2) order by created_at`,

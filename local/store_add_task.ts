@@ -4,6 +4,7 @@
  * on its line (`STORE_ID=$(… task store:add …)`); what it did goes to stderr. The same name and owner
  * twice is one store. Exit 2 with a sentence for input it refuses.
  */
+import { INACTIVE_STORE_NOTE } from "./catalogue_notes.ts";
 import { addStore, StoreInputError } from "./store_add.ts";
 import { parseTaskFlags, TaskUsageError } from "./task_flags.ts";
 import { describeDatabase, openTaskDatabase } from "./task_database.ts";
@@ -32,7 +33,7 @@ if (import.meta.main) {
         timeZone: flags["time-zone"],
       });
       const facts = `owner ${store.ownerEmail}, ${store.currency}, ${store.timeZone}${
-        store.isActive ? "" : ", inactive: its orders are refused"
+        store.isActive ? "" : `, ${INACTIVE_STORE_NOTE}`
       }`;
       console.error(
         store.added

@@ -136,8 +136,8 @@ export const FUNCTIONS: FunctionDescription[] = [
     errors: [..._PAYMENT_ERRORS, "ORDER_NOT_PAYABLE"],
     errorWhen: {
       ..._PAYMENT_WHEN,
-      ORDER_NOT_PAYABLE: "the order is not a gateway order awaiting its payment; details give its " +
-        "status and payment method",
+      ORDER_NOT_PAYABLE: "the order is not a gateway order awaiting its payment, or its final amount is " +
+        "below Razorpay's minimum (100 subunits: ₹1.00); details give its status and payment method",
     },
   },
   {
@@ -264,9 +264,11 @@ export const FUNCTIONS: FunctionDescription[] = [
     method: "post",
     operationId: "drainOutbox",
     summary: "Send the e-mails that are due",
-    description: "One drain run, for pg_cron every minute: sends what is due, reports dead e-mails, purges " +
-      "expired idempotency keys and rate-limit windows. Service-role or secret key only. An empty body is " +
-      "the defaults.",
+    description: "One drain run, for pg_cron every minute: cancels the orders nobody paid in time, reports " +
+      "dead e-mails, purges expired idempotency keys and rate-limit windows, then sends what is due until " +
+      "its budget (OUTBOX_DRAIN_BUDGET_MS, default 40 s) runs out, answering within that budget plus one " +
+      "send's time-out (EMAIL_SEND_TIMEOUT_MS, default 10 s). Service-role or secret key only. An empty body " +
+      "is the defaults.",
     access: "service",
     parameters: [],
     request: { schema: "DrainRequest", required: false },

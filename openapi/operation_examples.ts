@@ -44,6 +44,47 @@ const _SERVICE_KEY_REQUIRED: ErrorExample = {
 
 const SHIPPED_ORDER = { orderId: EXAMPLE_IDS.order, orderNumber: "ORD-2026-000042" };
 
+/**
+ * track-order's answer for a shipped gateway (UPI) order, with instants as the database writes them: the
+ * document's example, and the order tests' (tests/tracking_page_test.ts) shipped order. Its last step,
+ * 18:45 UTC on the 26th, is past midnight in India.
+ */
+export const SHIPPED_ORDER_ANSWER = {
+  success: true,
+  ...SHIPPED_ORDER,
+  status: "shipped",
+  createdAt: "2026-11-25T16:23:39.123+00:00",
+  storeName: "Chai & Co.",
+  timeZone: "Asia/Kolkata",
+  currency: "INR",
+  paymentMethod: "gateway",
+  gatewayMethod: "upi",
+  items: [
+    { productName: "Assam Tea 250 g", variantName: null, quantity: 2, unitPrice: 349, lineTotal: 698 },
+    {
+      productName: "Steel Tumbler",
+      variantName: "Large 400 ml",
+      quantity: 1,
+      unitPrice: 299,
+      lineTotal: 299,
+    },
+  ],
+  totalAmount: 997,
+  checkoutFee: 19.94,
+  finalAmount: 1016.94,
+  history: [
+    { status: "payment_pending", at: "2026-11-25T16:23:39.123+00:00" },
+    { status: "paid", at: "2026-11-25T16:24:02+00:00" },
+    { status: "processing", at: "2026-11-26T04:00:00+00:00" },
+    { status: "shipped", at: "2026-11-26T18:45:00+00:00" },
+  ],
+  shipment: {
+    carrier: "Delhivery",
+    trackingNumber: "EE123456789IN",
+    trackingUrl: "https://track.carrier.example/EE123456789IN",
+  },
+};
+
 /** Every operation's examples; an operation without an entry fails tests/openapi_test.ts. */
 export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   createOrder: {
@@ -179,47 +220,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
     success: {
       shipped: {
         summary: "A shipped order, as its tracking link shows it",
-        value: {
-          success: true,
-          ...SHIPPED_ORDER,
-          status: "shipped",
-          createdAt: "2026-11-25T10:15:00.000Z",
-          storeName: "Chai & Co.",
-          timeZone: "Asia/Kolkata",
-          currency: "INR",
-          paymentMethod: "gateway",
-          gatewayMethod: "upi",
-          items: [
-            {
-              productName: "Assam Tea 250 g",
-              variantName: null,
-              quantity: 2,
-              unitPrice: 349,
-              lineTotal: 698,
-            },
-            {
-              productName: "Steel Tumbler",
-              variantName: "Large 400 ml",
-              quantity: 1,
-              unitPrice: 299,
-              lineTotal: 299,
-            },
-          ],
-          totalAmount: 997,
-          checkoutFee: 19.94,
-          finalAmount: 1016.94,
-          history: [
-            { status: "payment_pending", at: "2026-11-25T10:15:00.000Z" },
-            { status: "paid", at: "2026-11-25T10:16:12.000Z" },
-            { status: "processing", at: "2026-11-25T12:00:00.000Z" },
-            { status: "shipped", at: "2026-11-26T09:30:00.000Z" },
-          ],
-          shipment: {
-            carrier: "Delhivery",
-            trackingNumber: "EE123456789IN",
-            trackingUrl: "https://track.carrier.example/EE123456789IN",
-          },
-        },
+        value: SHIPPED_ORDER_ANSWER,
       },
     },
     errors: {

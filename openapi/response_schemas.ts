@@ -136,7 +136,12 @@ export const DrainResponse = z.strictObject({
     sent: _Count,
     failed: _Count,
     dead: _Count,
+    /** results refused: their claim had expired, or another run had claimed the row */
     ignored: _Count,
+    /** e-mails not sent because their order has left the state they ask someone to act on */
+    superseded: _Count,
+    /** rows claimed and never sent (the run's budget ran out first), handed back for the next run */
+    released: _Count,
   }),
   deadEmails: z.strictObject({
     total: _Count,

@@ -34,7 +34,7 @@ Deno.test("readCatalogueFile() reads products and variants: prices in paise, emp
   assert.deepEqual([plain.file.variants[0].priceMinor, plain.file.variants[0].active], [null, true]);
 });
 
-Deno.test("readCatalogueFile() names every bad line and column, not only the first", () => {
+Deno.test("readCatalogueFile() names every bad line and column, not only the first, and checks bad lines against each other too", () => {
   assert.deepEqual(
     problems(csv(
       "ASSAM-250,Assam Tea,349.00,,,,,true",
@@ -54,6 +54,8 @@ Deno.test("readCatalogueFile() names every bad line and column, not only the fir
       'line 5, price: must be an amount in rupees such as 349.00 (digits, at most 2 decimals, no currency sign or thousands separator): got "349.999"',
       "line 5, variant_name: is only for a variant line (one with a variant_sku)",
       "line 5, variant_price: is only for a variant line (one with a variant_sku)",
+      "line 6, name: must be empty or as on the product's line (there is none in this file)",
+      "line 6, price: must be empty or as on the product's line (there is none in this file); a variant's own price goes in variant_price",
       "line 6, variant_name: is required",
       'line 6, variant_price: must be an amount in rupees such as 349.00 (digits, at most 2 decimals, no currency sign or thousands separator): got "12.345"',
       "line 7, sku: ASSAM-250 is already on line 2",
@@ -74,7 +76,7 @@ Deno.test("readCatalogueFile() refuses names the e-mails could not show: control
       "line 2, name: must not contain control characters or line breaks",
       "line 4, name: must not contain bidirectional control characters (U+202A-U+202E, U+2066-U+2069)",
       "line 5, name: must contain a visible character",
-      "line 6, name: must be at most 200 characters",
+      "line 6, name: must be at most 200 characters (has 201)",
       "line 7, variant_name: must not contain control characters or line breaks",
     ],
   );
@@ -120,4 +122,39 @@ Deno.test("parseRupees() reads whole rupees and up to two decimals exactly, noth
   for (const bad of ["", "-1", "1.234", "1,349.00", "₹349", "1e3", " 1", "10000000000"]) {
     assert.equal(parseRupees(bad), null, bad);
   }
+});
+
+Deno.test("readCatalogueFile() words a price problem in the store's currency: rupees for INR, the code for another", () => {
+  const text = csv("A,Tea,$3.50,,,,,");
+  assert.deepEqual(readCatalogueFile(text, { currency: "USD" }).problems.map(describeLineProblem), [
+    'line 2, price: must be an amount in USD such as 349.00 (digits, at most 2 decimals, no currency sign or thousands separator): got "$3.50"',
+  ]);
+  assert.match(
+    describeLineProblem(readCatalogueFile(text, { currency: "INR" }).problems[0]),
+    /in rupees such/,
+  );
+});
+
+Deno.test("readCatalogueFile() counts a name's characters as the database does, and refuses a zero-width space in a product or variant name", () => {
+  const emoji = "\u{1F375}".repeat(200);
+  const read = readCatalogueFile(csv(`A,${emoji},1,,,,,`));
+  assert.ok(read.ok, JSON.stringify(read.problems));
+  assert.equal(read.file.products[0].name, emoji);
+  assert.deepEqual(
+    problems(csv(`B,${emoji}\u{1F375},1,,,,,`, "C,Masala\u200bChai,1,,,,,", "C,,,C-1,Small\u200b,,,")),
+    [
+      "line 2, name: must be at most 200 characters (has 201)",
+      "line 3, name: must not contain invisible characters such as a zero-width space (found U+200B)",
+      "line 4, variant_name: must not contain invisible characters such as a zero-width space (found U+200B)",
+    ],
+  );
+});
+
+Deno.test("readCatalogueFile() keeps, beside its problems, every product line's SKU and every variant line's product SKU, from bad lines too", () => {
+  const read = readCatalogueFile(
+    csv("P1,Ok,1.00,,,,,yes", "NOPE,,,V1,Orphan variant,10.00,,true", "P1,,,V2,Two,,x,"),
+  );
+  assert.equal(read.ok, false);
+  assert.deepEqual([...read.productSkus], ["P1"]);
+  assert.deepEqual(read.productReferences, [{ line: 3, productSku: "NOPE" }, { line: 4, productSku: "P1" }]);
 });

@@ -4,7 +4,7 @@
  * nothing, and products missing from the file are left alone. On PGlite and PostgreSQL.
  */
 import assert from "node:assert/strict";
-import { type CatalogueFile, readCatalogueFile } from "../local/catalogue_file.ts";
+import { type CatalogueFileResult, describeLineProblem, readCatalogueFile } from "../local/catalogue_file.ts";
 import { CatalogueImportError, importCatalogue } from "../local/catalogue_import.ts";
 import { createTestStore } from "./support/catalogue.ts";
 import { testDatabases } from "./support/databases.ts";
@@ -12,10 +12,10 @@ import type { SqlDatabase } from "../local/sql_database.ts";
 
 const SAMPLE = await Deno.readTextFile(new URL("../docs/catalogue-sample.csv", import.meta.url));
 
-function fileOf(text: string): CatalogueFile {
+function fileOf(text: string): CatalogueFileResult {
   const read = readCatalogueFile(text);
   if (!read.ok) throw new Error(JSON.stringify(read.problems));
-  return read.file;
+  return read;
 }
 
 /** The store's catalogue rows with an SKU, as `sku[/variant sku] name price stock active`. */
@@ -118,6 +118,23 @@ for (const { name, db } of await testDatabases()) {
     await assert.rejects(importCatalogue(db, storeId, fileOf(text)), (error: unknown) => {
       assert.ok(error instanceof CatalogueImportError);
       assert.deepEqual(error.problems.map((p) => [p.line, p.column]), [[8, "sku"], [9, "sku"]]);
+      return true;
+    });
+    assert.deepEqual(await catalogue(db, storeId), []);
+  });
+
+  test("importCatalogue() names a bad line and a variant whose product the store lacks in one run, and writes nothing", async () => {
+    const storeId = await newStore(db);
+    const read = readCatalogueFile(
+      "sku,name,price,variant_sku,variant_name,variant_price,stock,active\n" +
+        "P1,Ok,1.00,,,,,yes\nNOPE,,,V1,Orphan variant,10.00,,true\nP2,Fine,2.00,,,,,\n",
+    );
+    await assert.rejects(importCatalogue(db, storeId, read), (error: unknown) => {
+      assert.ok(error instanceof CatalogueImportError);
+      assert.deepEqual(error.problems.map(describeLineProblem), [
+        'line 2, active: must be true, false or empty (true): got "yes"',
+        "line 3, sku: no product NOPE: neither a product line of this file nor a product of the store",
+      ]);
       return true;
     });
     assert.deepEqual(await catalogue(db, storeId), []);

@@ -11,7 +11,7 @@ function recorder(fail = false, stale: string[] = []): EmailOutbox & { calls: Em
   const calls: EmailResult[][] = [];
   return {
     calls,
-    claimDue: () => Promise.resolve([]),
+    claimDue: () => Promise.resolve({ emails: [], superseded: [] }),
     deadEmails: () => Promise.resolve({ total: 0, emails: [] }),
     recordResults(results) {
       calls.push(results);

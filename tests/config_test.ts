@@ -230,3 +230,38 @@ Deno.test("parseConfig() calls https://api.razorpay.com unless RAZORPAY_API_URL 
     "PAYMENT_PROVIDER_TIMEOUT_MS must be at most 30000: got 60000",
   );
 });
+
+Deno.test("parseConfig() gives a drain run 40000 ms, each e-mail request 10000 ms and Resend 2 requests a second by default", () => {
+  const config = parseConfig({ ...BASE, RESEND_API_KEY: "re_x" });
+  assert.deepEqual(
+    [config.outboxDrainBudgetMs, config.emailSendTimeoutMs, config.resend?.requestsPerSecond],
+    [40_000, 10_000, 2],
+  );
+  const set = parseConfig({
+    ...BASE,
+    RESEND_API_KEY: "re_x",
+    OUTBOX_DRAIN_BUDGET_MS: "20000",
+    EMAIL_SEND_TIMEOUT_MS: "5000",
+    RESEND_REQUESTS_PER_SECOND: "10",
+  });
+  assert.deepEqual(
+    [set.outboxDrainBudgetMs, set.emailSendTimeoutMs, set.resend?.requestsPerSecond],
+    [20_000, 5_000, 10],
+  );
+});
+
+Deno.test("parseConfig() refuses a drain run longer than the Edge Functions' wall clock allows, and time-outs or rates of 0", () => {
+  assert.match(
+    failure({ ...BASE, OUTBOX_DRAIN_BUDGET_MS: "135000", EMAIL_SEND_TIMEOUT_MS: "10000" }),
+    /^OUTBOX_DRAIN_BUDGET_MS \+ EMAIL_SEND_TIMEOUT_MS must be at most 140000/,
+  );
+  assert.match(failure({ ...BASE, EMAIL_SEND_TIMEOUT_MS: "0" }), /^EMAIL_SEND_TIMEOUT_MS must be at least 1/);
+  assert.match(
+    failure({ ...BASE, RESEND_API_KEY: "re_x", RESEND_REQUESTS_PER_SECOND: "0" }),
+    /^RESEND_REQUESTS_PER_SECOND must be at least 1/,
+  );
+  assert.match(
+    failure({ ...BASE, OUTBOX_DRAIN_BUDGET_MS: "soon" }),
+    /^OUTBOX_DRAIN_BUDGET_MS must be a whole number/,
+  );
+});

@@ -39,6 +39,9 @@ const ORDER_INDEXES: Record<string, Record<string, string>> = {
     // claim_due_emails: the rows a drain may claim, least recently tried first
     email_outbox_due_idx:
       "btree (COALESCE(claimed_at, created_at)) WHERE (status = ANY (ARRAY['pending'::text, 'sending'::text, 'failed'::text]))",
+    // claim_due_emails: a batch's rows, claimed together
+    email_outbox_batch_idx:
+      "btree (batch_key) WHERE ((batch_key IS NOT NULL) AND (status = ANY (ARRAY['pending'::text, 'sending'::text, 'failed'::text])))",
   },
   idempotency_keys: {
     // create_order's lookup of a key

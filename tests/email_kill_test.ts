@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { createTestStore } from "./support/catalogue.ts";
 import { sharedPostgres, sharedPostgresUrl } from "./support/databases.ts";
-import { startFakeResend } from "./support/fake_resend.ts";
+import { startFakeResend } from "../local/fake_resend.ts";
 import { orderBody } from "./support/order_request.ts";
 
 const ROOT = new URL("..", import.meta.url);

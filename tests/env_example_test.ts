@@ -33,6 +33,35 @@ Deno.test("supabase/functions/.env.example names every variable _shared/config.t
   assert.ok(read.includes("LEGACY_API_KEYS"));
 });
 
+Deno.test("README's Configuration table names every variable _shared/config.ts and project_keys.ts read, and none they do not", async () => {
+  const readme = await Deno.readTextFile(new URL("README.md", ROOT));
+  const table = /^### Configuration$([\s\S]*?)^### /m.exec(readme)?.[1] ?? "";
+  const rows = table.split("\n").filter((line) => line.startsWith("| `"));
+  const named = new Set(
+    rows.flatMap((row) => [...row.split("|")[1].matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1])),
+  );
+  const read = await variablesReadByConfig();
+  assert.deepEqual(read.filter((name) => !named.has(name)), [], "missing from the table");
+  // the local tasks' own variables, and the tests'
+  const others = ["PORT", "DATABASE_URL", "TEST_DATABASE_URL"];
+  assert.deepEqual(
+    [...named].filter((name) => !read.includes(name) && !others.includes(name)),
+    [],
+    "not read",
+  );
+});
+
+Deno.test("README's Deploy step for the functions' secrets names only variables the functions read", async () => {
+  const readme = await Deno.readTextFile(new URL("README.md", ROOT));
+  const step = /^6\. \*\*Secrets of the functions\.\*\*([\s\S]*?)^7\. /m.exec(readme)?.[1] ?? "";
+  // every code span in capitals but the prefix `SUPABASE_` and the answer code `BOOT_ERROR`
+  const named = [...new Set([...step.matchAll(/`([A-Z][A-Z0-9_]{2,}[A-Z0-9])`/g)].map((match) => match[1]))]
+    .filter((name) => name !== "BOOT_ERROR");
+  assert.ok(named.length >= 15, `${named.length} variables named`);
+  const read = await variablesReadByConfig();
+  assert.deepEqual(named.filter((name) => !read.includes(name)), [], "named but read by nothing");
+});
+
 async function gitIgnores(path: string): Promise<boolean> {
   const { code } = await new Deno.Command("git", { args: ["check-ignore", "-q", path], cwd: ROOT }).output();
   return code === 0;

@@ -8,7 +8,7 @@ import { runOutboxTask } from "../local/outbox_task.ts";
 import type { SqlDatabase } from "../local/sql_database.ts";
 import { createTestStore, type TestStore } from "./support/catalogue.ts";
 import { sharedPglite, sharedPostgres } from "./support/databases.ts";
-import { type FakeAnswer, startFakeResend } from "./support/fake_resend.ts";
+import { type FakeAnswer, startFakeResend } from "../local/fake_resend.ts";
 import { startTestStack } from "./support/local_stack.ts";
 import { capturingLogger, findLeaks } from "./support/log_capture.ts";
 import { callCreateOrder, createOrderPayload } from "./support/create_order_payload.ts";

@@ -98,6 +98,10 @@ const CREATE_ORDER_CASES: [string, Body, boolean][] = [
   ["a name of zero-width spaces", order({ buyerName: "\u200b\u200b" }), false],
   ["a name in Devanagari", order({ buyerName: "आशा राव" }), true],
   ["a postal code of 21 characters", address({ postalCode: "1".repeat(21) }), false],
+  // characters past U+FFFF count once, as JSON Schema's maxLength counts them (not as two UTF-16 units)
+  ["a name of 200 emoji", order({ buyerName: "\u{1f600}".repeat(200) }), true],
+  ["a name of 201 emoji", order({ buyerName: "\u{1f600}".repeat(201) }), false],
+  ["a postal code of 20 characters past U+FFFF", address({ postalCode: "\u{1d7ce}".repeat(20) }), true],
   ["an unknown field", order({ coupon: "FREE" }), false],
 ];
 
@@ -167,6 +171,8 @@ const STATUS_MOVE_CASES: [string, Body, boolean][] = [
   }, false],
   ["a note with a line break", { orderId: ORDER_ID, status: "paid", note: "a\nb" }, false],
   ["a note of 501 characters", { orderId: ORDER_ID, status: "paid", note: "x".repeat(501) }, false],
+  ["a note of 500 emoji", { orderId: ORDER_ID, status: "paid", note: "\u{1f600}".repeat(500) }, true],
+  ["a note of 501 emoji", { orderId: ORDER_ID, status: "paid", note: "\u{1f600}".repeat(501) }, false],
   ["an unknown status", { orderId: ORDER_ID, status: "lost" }, false],
 ];
 

@@ -22,14 +22,12 @@ import {
 } from "./support/browser.ts";
 import { sharedPglite } from "./support/databases.ts";
 import { startTestStack } from "./support/local_stack.ts";
+import { SEED } from "./support/storefront_page.ts";
 import { postStatusMove } from "./support/status_moves.ts";
 
 const chromium = await chromiumInstalled("the order page browser test");
 
-const SEED_STORE = "11111111-1111-4111-8111-111111111111"; // Chai & Co., Asia/Kolkata
-const TEA = "aaaaaaaa-0001-4000-8000-000000000001"; // 349.00
-const TUMBLER = "aaaaaaaa-0003-4000-8000-000000000003";
-const TUMBLER_LARGE = "bbbbbbbb-0002-4000-8000-000000000002"; // 299.00
+const { store: SEED_STORE, tea: TEA, tumbler: TUMBLER, tumblerLarge: TUMBLER_LARGE } = SEED;
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
 

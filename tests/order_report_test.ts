@@ -18,7 +18,13 @@ async function orderWithDeadBuyerEmail(
     // nine sends of the buyer's e-mail failed before (each with its claim); this claim is its tenth
     await db.query("update public.email_outbox set failures = 9, attempts = 9 where id = $1", [buyer.id]);
     const recorded = await served.outbox.recordResults([
-      { id: buyer.id, claimToken: buyer.claimToken, attempts: 1, error: "resend 422 validation_error" },
+      {
+        id: buyer.id,
+        claimToken: buyer.claimToken,
+        attempts: 1,
+        error: "resend 422 validation_error",
+        maybeDelivered: false,
+      },
       { id: seller.id, claimToken: seller.claimToken, attempts: 1, providerId: "p-seller" },
     ]);
     assert.deepEqual(recorded.map((r) => r.status).sort(), ["dead", "sent"]);

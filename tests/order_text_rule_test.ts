@@ -42,11 +42,12 @@ const FIELDS = {
 } as const;
 type Field = keyof typeof FIELDS;
 
-const EMOJI = "\u{1f600}"; // two UTF-16 code units
+const EMOJI = "\u{1f600}"; // one character, two UTF-16 code units
+const DIGIT = "\u{1d7ce}"; // MATHEMATICAL BOLD DIGIT ZERO: past U+FFFF, unchanged by NFC
 
 /** The table: [field, the value sent, the value kept (null: none)] of what both accept... */
 const ACCEPTED: [Field, string, string | null][] = [
-  // trimmed, NFC, any script, up to the length in UTF-16 code units
+  // trimmed, NFC, any script, up to the length in characters (code points): past U+FFFF one each
   ["buyerName", "  Asha Rao  ", "Asha Rao"],
   ["buyerName", "Jose\u0301", "Jos\u00e9"],
   ["buyerName", "\u0906\u0936\u093e \u0930\u093e\u0935", "\u0906\u0936\u093e \u0930\u093e\u0935"],
@@ -55,6 +56,12 @@ const ACCEPTED: [Field, string, string | null][] = [
   ["buyerName", "\u200bA", "\u200bA"], // something visible besides
   ["buyerName", "x".repeat(200), "x".repeat(200)],
   ["buyerName", EMOJI.repeat(100), EMOJI.repeat(100)],
+  ["buyerName", EMOJI.repeat(101), EMOJI.repeat(101)], // 202 UTF-16 units: was refused by both
+  ["buyerName", EMOJI.repeat(200), EMOJI.repeat(200)],
+  ["buyerName", `${"x".repeat(199)}${EMOJI}`, `${"x".repeat(199)}${EMOJI}`],
+  ["buyerName", ` ${EMOJI.repeat(199)}e\u0301 `, `${EMOJI.repeat(199)}\u00e9`], // 200 once trimmed and NFC
+  ["line2", DIGIT.repeat(200), DIGIT.repeat(200)],
+  ["postalCode", DIGIT.repeat(20), DIGIT.repeat(20)],
   ["line1", "12 MG Road", "12 MG Road"],
   ["line2", "   ", null], // only spaces: none
   ["line2", " Flat 4 ", "Flat 4"],
@@ -130,8 +137,11 @@ const REFUSED: [Field, string][] = [
   ["city", "\u3164\u200b"],
   // lengths
   ["buyerName", "x".repeat(201)],
-  ["buyerName", EMOJI.repeat(101)],
+  ["buyerName", EMOJI.repeat(201)],
+  ["buyerName", `${"x".repeat(200)}${EMOJI}`],
+  ["line2", DIGIT.repeat(201)],
   ["postalCode", "x".repeat(21)],
+  ["postalCode", DIGIT.repeat(21)],
   // the country: an assigned ISO 3166-1 alpha-2 code
   ["country", "XX"],
   ["country", "ZZ"],

@@ -6,12 +6,10 @@
  * tested to number in its store's zone through that function, whatever today's date.
  */
 import assert from "node:assert/strict";
-import type { PGlite } from "@electric-sql/pglite";
-import { readMigrations, SUPABASE_ROLES_SQL } from "../local/migrate.ts";
-import { pgliteDatabase, type SqlDatabase, type SqlSession } from "../local/sql_database.ts";
+import type { SqlDatabase, SqlSession } from "../local/sql_database.ts";
 import { createTestStore } from "./support/catalogue.ts";
 import { callCreateOrder, createOrderPayload } from "./support/create_order_payload.ts";
-import { testDatabases } from "./support/databases.ts";
+import { pgliteBefore, testDatabases } from "./support/databases.ts";
 
 /** [instant, zone, the year there, UTC's year] */
 const NEW_YEAR_CASES: [string, string, number, number][] = [
@@ -164,14 +162,8 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
-    const { PGlite } = await import("@electric-sql/pglite");
-    const pglite: PGlite = await PGlite.create();
-    const db = pgliteDatabase(pglite);
+    const { db, remaining } = await pgliteBefore("20261126000600");
     try {
-      const migrations = await readMigrations();
-      const before = migrations.filter((m) => m.name < "20261126000600");
-      await db.exec(SUPABASE_ROLES_SQL);
-      for (const m of before) await db.execTransaction(m.sql);
       const store = await createTestStore(db);
       // numbered in UTC's year: 01:30 IST on 1 January 2026 is still 2025 in UTC (no zone column yet)
       const id = await db.asRole(
@@ -185,7 +177,7 @@ Deno.test({
             null,
           ),
       );
-      for (const m of migrations.filter((m) => m.name >= "20261126000600")) await db.execTransaction(m.sql);
+      for (const m of remaining) await db.execTransaction(m.sql);
       const [row] = await db.query<{ order_year: number; order_number: string; time_zone: string }>(
         "select order_year, order_number, time_zone from public.orders where id = $1",
         [id],

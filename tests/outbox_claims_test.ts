@@ -1,18 +1,17 @@
 /**
  * The outbox's claim tokens and dead rows in SQL (contract, "The outbox on Supabase"): only a row's current
- * claimer records its result, and after 10 failed attempts a row is dead, kept and never claimed again.
+ * claimer records its result, while its claim holds; after 10 failed attempts a row is dead, kept and never
+ * claimed again; a drain's claim expires with its run; a row claimed and never sent is handed back.
  * Called through supabase-js and the PostgREST stand-in as the senders call them, on PGlite and PostgreSQL.
  */
 import assert from "node:assert/strict";
 import type { EmailResult, OutboxEmail } from "../supabase/functions/_shared/email/order_email.ts";
 import { createTestStore } from "./support/catalogue.ts";
 import { testDatabases } from "./support/databases.ts";
-import { createOrderWithEmails, serveOutbox } from "./support/outbox_orders.ts";
-
-const NOW = { limit: 100, minAgeSeconds: 0, staleAfterSeconds: 0 };
+import { claimAll, createOrderWithEmails, serveOutbox } from "./support/outbox_orders.ts";
 
 function failure(email: OutboxEmail, attempts = 1, claimToken = email.claimToken): EmailResult {
-  return { id: email.id, claimToken, attempts, error: "resend 422 validation_error" };
+  return { id: email.id, claimToken, attempts, error: "resend 422 validation_error", maybeDelivered: false };
 }
 
 for (const { name, db } of await testDatabases()) {
@@ -47,7 +46,7 @@ for (const { name, db } of await testDatabases()) {
     try {
       const stale = await createOrderWithEmails(db, store); // the request path's claim, then it stalls
       const ours = (rows: OutboxEmail[]) => rows.filter((row) => stale.some((e) => e.id === row.id));
-      const current = ours(await served.outbox.claimDue(NOW)); // a drain re-claims the rows
+      const current = ours((await claimAll(served.outbox)).emails); // a drain re-claims the rows
       assert.equal(current.length, 2);
       assert.ok(current.every((row) => !stale.some((e) => e.claimToken === row.claimToken)));
 
@@ -88,7 +87,7 @@ for (const { name, db } of await testDatabases()) {
       );
 
       for (let send = 2; send <= 10; send++) {
-        const claimed = (await served.outbox.claimDue(NOW)).filter((row) => row.orderId === buyer.orderId)
+        const claimed = (await claimAll(served.outbox)).emails.filter((row) => row.orderId === buyer.orderId)
           .sort((a, b) => a.kind.localeCompare(b.kind));
         assert.deepEqual(claimed.map((row) => [row.kind, row.attempts]), [["buyer", send + 1], [
           "seller",
@@ -111,9 +110,9 @@ for (const { name, db } of await testDatabases()) {
         ["dead", 10, 12, null],
         ["sent", 9, 12, null],
       ]);
-      const again = await served.outbox.claimDue(NOW);
+      const again = await claimAll(served.outbox);
       assert.equal(
-        again.filter((row) => row.orderId === buyer.orderId).length,
+        again.emails.filter((row) => row.orderId === buyer.orderId).length,
         0,
         "a dead row is never claimed",
       );
@@ -142,16 +141,12 @@ for (const { name, db } of await testDatabases()) {
            where id = $1`,
           [buyer.id, failures, lastSendMinutesAgo * 60],
         );
-        const claimed = await served.outbox.claimDue({
-          limit: 100,
-          minAgeSeconds: 60,
-          staleAfterSeconds: 300,
-        });
-        const ours = claimed.find((row) => row.id === buyer.id);
+        const claimed = await claimAll(served.outbox, { minAgeSeconds: 60, staleAfterSeconds: 300 });
+        const ours = claimed.emails.find((row) => row.id === buyer.id);
         if (ours) {
           // hand the claim back as a failure that does not count, so the next case starts from 'failed'
           await db.query(
-            "update public.email_outbox set status = 'failed', claim_token = null where id = $1",
+            "update public.email_outbox set status = 'failed', claim_token = null, claim_expires_at = null where id = $1",
             [buyer.id],
           );
         }
@@ -181,5 +176,55 @@ for (const { name, db } of await testDatabases()) {
       db.query("update public.email_outbox set claim_token = null where id = $1", [buyer.id]),
       (error: { code?: string }) => error.code === "23514",
     );
+  });
+
+  test("claim_due_emails() never takes a drain's row while its run's claim holds, and takes it once expired", async () => {
+    const store = await createTestStore(db);
+    const served = serveOutbox(db);
+    try {
+      const emails = await createOrderWithEmails(db, store);
+      const mine = (claimed: OutboxEmail[]) => claimed.filter((e) => emails.some((m) => m.id === e.id));
+      // a run claims the rows until its end, 300 ms from now
+      const first = mine((await claimAll(served.outbox, { claimMs: 300 })).emails);
+      assert.equal(first.length, 2);
+      // another run, told that every request-path claim is stale: the run's claims still hold
+      assert.deepEqual(mine((await claimAll(served.outbox)).emails), []);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const second = mine((await claimAll(served.outbox)).emails);
+      assert.deepEqual(second.map((e) => e.id).sort(), first.map((e) => e.id).sort());
+      // the first run's result comes after its claim expired: refused, even had nobody claimed the rows since
+      assert.deepEqual(await served.outbox.recordResults(first.map((e) => failure(e))), []);
+    } finally {
+      await served.close();
+    }
+  });
+
+  test("record_email_results() hands a released row back unsent: no attempt or failure counted, its new batch dissolved", async () => {
+    const store = await createTestStore(db);
+    const served = serveOutbox(db);
+    try {
+      const emails = await createOrderWithEmails(db, store);
+      await served.outbox.recordResults(emails.map((e) => failure(e))); // refused for sure: failed, fresh
+      const claimed = (await claimAll(served.outbox)).emails.filter((e) => emails.some((m) => m.id === e.id));
+      assert.equal(claimed.length, 2);
+      assert.ok(claimed.every((e) => e.batchKey && e.batchKey === claimed[0].batchKey), "one new batch");
+      const recorded = await served.outbox.recordResults(
+        claimed.map((e) => ({ id: e.id, claimToken: e.claimToken, released: true as const })),
+      );
+      assert.deepEqual(recorded.map((r) => r.status), ["failed", "failed"]);
+      const rows = await db.query<
+        { status: string; attempts: number; failures: number; batch_key: string | null; claim_token: null }
+      >(
+        `select status, attempts, failures, batch_key, claim_token from public.email_outbox
+         where id = any($1::uuid[])`,
+        [emails.map((e) => e.id)],
+      );
+      assert.deepEqual(rows.map((r) => [r.status, r.attempts, r.failures, r.batch_key, r.claim_token]), [
+        ["failed", 1, 1, null, null],
+        ["failed", 1, 1, null, null],
+      ]);
+    } finally {
+      await served.close();
+    }
   });
 }

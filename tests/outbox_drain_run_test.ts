@@ -36,7 +36,15 @@ Deno.test("runOutboxDrain() sends the cancelled e-mails of the unpaid orders it 
       }),
   });
   assert.deepEqual(report.unpaidOrders, { cancelled: 1, orderIds: [cancelled.orderId] });
-  assert.deepEqual(report.emails, { claimed: 1, sent: 1, failed: 0, dead: 0, ignored: 0 });
+  assert.deepEqual(report.emails, {
+    claimed: 1,
+    sent: 1,
+    failed: 0,
+    dead: 0,
+    ignored: 0,
+    superseded: 0,
+    released: 0,
+  });
   assert.deepEqual(mailer.sent.map((m) => m.idempotencyKey), [`order/${cancelled.orderId}/status/cancelled`]);
 });
 
@@ -53,5 +61,5 @@ Deno.test("runOutboxDrain() reports a failed cancellation of unpaid orders as nu
   });
   assert.equal(report.unpaidOrders, null);
   assert.deepEqual(report.purged, { idempotencyKeys: 0, rateLimitWindows: 0 });
-  assert.deepEqual(lines.map((line) => line.event), ["orders.unpaid_cancel_failed"]);
+  assert.deepEqual(lines.map((line) => line.event), ["orders.unpaid_cancel_failed", "email.drain_run"]);
 });

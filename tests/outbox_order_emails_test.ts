@@ -7,9 +7,7 @@ import assert from "node:assert/strict";
 import type { OrderOutboxEmail, OutboxEmail } from "../supabase/functions/_shared/email/order_email.ts";
 import { createTestStore } from "./support/catalogue.ts";
 import { testDatabases } from "./support/databases.ts";
-import { createOrderWithEmails, serveOutbox } from "./support/outbox_orders.ts";
-
-const NOW = { limit: 100, minAgeSeconds: 0, staleAfterSeconds: 0 };
+import { claimAll, createOrderWithEmails, serveOutbox } from "./support/outbox_orders.ts";
 
 for (const { name, db } of await testDatabases()) {
   const test = (title: string, fn: () => Promise<void>) =>
@@ -19,7 +17,7 @@ for (const { name, db } of await testDatabases()) {
   const claimOrder = async (orderId: string): Promise<OutboxEmail[]> => {
     const served = serveOutbox(db);
     try {
-      return (await served.outbox.claimDue(NOW)).filter((row) => row.orderId === orderId)
+      return (await claimAll(served.outbox)).emails.filter((row) => row.orderId === orderId)
         .sort((a, b) => a.kind.localeCompare(b.kind));
     } finally {
       await served.close();

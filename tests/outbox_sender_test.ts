@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import type { SqlDatabase } from "../local/sql_database.ts";
-import { drainOutbox, sendOrderEmails } from "../supabase/functions/_shared/email/outbox_sender.ts";
+import { drainOutbox } from "../supabase/functions/_shared/email/outbox_drain.ts";
+import { sendOrderEmails } from "../supabase/functions/_shared/email/outbox_sender.ts";
 import { createResendMailer } from "../supabase/functions/_shared/email/resend_mailer.ts";
 import { sharedPglite, sharedPostgres } from "./support/databases.ts";
-import { type FakeResend, startFakeResend } from "./support/fake_resend.ts";
+import { type FakeResend, startFakeResend } from "../local/fake_resend.ts";
 import { createOrderWithEmails, outboxRows, serveOutbox } from "./support/outbox_orders.ts";
 import { fakeSleep } from "./support/recording_outbox.ts";
 

@@ -10,7 +10,7 @@ import {
 import { DEMO_KEYS } from "../local/stack.ts";
 import { renderOrderEmail } from "../supabase/functions/_shared/email/email_templates.ts";
 import { sharedPglite } from "./support/databases.ts";
-import { startFakeResend } from "./support/fake_resend.ts";
+import { startFakeResend } from "../local/fake_resend.ts";
 import { orderEmailData, outboxEmail } from "./support/order_emails.ts";
 import { createOrderWithEmails, outboxRows, serveOutbox } from "./support/outbox_orders.ts";
 import { fakeSleep } from "./support/recording_outbox.ts";
@@ -64,7 +64,10 @@ Deno.test({
         1,
       ]]);
       const outboxLines = printed.filter((line) => line.startsWith("outbox:"));
-      assert.match(outboxLines[1], /^outbox: claimed \d+, sent \d+, failed 0, dead 0, ignored 0$/);
+      assert.match(
+        outboxLines[1],
+        /^outbox: claimed \d+, sent \d+, failed 0, dead 0, ignored 0, superseded \d+, released 0$/,
+      );
       assert.match(printed.at(-1)!, /^housekeeping: removed \d+ idempotency keys?, \d+ rate-limit windows?$/);
       assert.match(printed[0], /^unpaid orders: cancelled \d+$/);
     } finally {
@@ -218,7 +221,7 @@ Deno.test("runOutboxTask() with a SUPABASE_URL where nothing answers names it", 
 Deno.test("describeDrainReport() counts one dead e-mail, key and window in the singular, more in the plural", () => {
   const report = (n: number) => ({
     unpaidOrders: { cancelled: n, orderIds: [] },
-    emails: { claimed: n, sent: n, failed: 0, dead: 0, ignored: 0 },
+    emails: { claimed: n, sent: n, failed: 0, dead: 0, ignored: 0, superseded: 0, released: 0 },
     deadEmails: { total: n, emails: [] },
     purged: { idempotencyKeys: n, rateLimitWindows: n },
   });

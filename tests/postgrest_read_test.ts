@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { createClient } from "@supabase/supabase-js";
 import { createSigningKey, mintUserToken } from "../local/auth_keys.ts";
-import { parseReadQuery, readSql } from "../local/postgrest_read.ts";
+import { MAX_ROWS, parseReadQuery, readSql } from "../local/postgrest_read.ts";
 import { createTestStore } from "./support/catalogue.ts";
 import { testDatabases } from "./support/databases.ts";
 import { startTestStack } from "./support/local_stack.ts";
@@ -52,9 +52,21 @@ Deno.test("readSql() quotes every identifier and passes every value as a paramet
   assert.ok(!("refused" in query));
   assert.deepEqual(readSql("products", query), {
     text:
-      `select coalesce(json_agg(r), '[]'::json)::text as body from (select "id" from public."products" where "name" = $1 limit 2) r`,
+      `select coalesce(json_agg(r), '[]'::json)::text as body, count(*)::int as rows from (select "id" from public."products" where "name" = $1 limit 2) r`,
     params: ["x' or '1'='1"],
   });
+});
+
+Deno.test("readSql() caps every read at supabase/config.toml's max_rows, as Supabase's PostgREST does", async () => {
+  const toml = await Deno.readTextFile(new URL("../supabase/config.toml", import.meta.url));
+  assert.match(toml, new RegExp(`^max_rows = ${MAX_ROWS}$`, "m"));
+  assert.equal(MAX_ROWS, 1000);
+  const limit = (params: string) => {
+    const query = parseReadQuery(new URLSearchParams(params));
+    assert.ok(!("refused" in query));
+    return / limit (\d+)\) r$/.exec(readSql("products", query).text)?.[1];
+  };
+  assert.deepEqual([limit(""), limit("limit=5"), limit("limit=5000")], ["1000", "5", "1000"]);
 });
 
 for (const { name, db } of await testDatabases()) {
@@ -88,6 +100,33 @@ for (const { name, db } of await testDatabases()) {
       const everything = await client.from("stores").select("*").eq("id", store.storeId);
       assert.equal(everything.error?.code, "42501");
       assert.equal(everything.status, 401);
+    } finally {
+      await stack.close();
+    }
+  });
+
+  test("GET /rest/v1/<table> answers at most max_rows (1000) rows, with PostgREST's Content-Range, however many match", async () => {
+    const store = await createTestStore(db);
+    await db.query(
+      `insert into public.products (store_id, name, price)
+       select $1, 'Bulk ' || g, 1.00 from generate_series(1, 1005) g`,
+      [store.storeId],
+    );
+    const stack = await startTestStack({ db });
+    try {
+      const get = async (query: string) => {
+        const res = await fetch(
+          `${stack.url}/rest/v1/products?select=id&store_id=eq.${store.storeId}${query}`,
+          {
+            headers: { apikey: stack.anonKey },
+          },
+        );
+        return [res.status, res.headers.get("content-range"), (await res.json()).length];
+      };
+      assert.deepEqual(await get(""), [200, "0-999/*", 1000]);
+      assert.deepEqual(await get("&limit=5000"), [200, "0-999/*", 1000]);
+      assert.deepEqual(await get("&limit=3"), [200, "0-2/*", 3]);
+      assert.deepEqual(await get("&name=eq.none"), [200, "*/*", 0]);
     } finally {
       await stack.close();
     }

@@ -34,28 +34,33 @@ Deno.test("resetRefusal() lets an empty local database or a test's database go w
       false,
       "db:reset: shop on 127.0.0.1 would lose its public schema and every row in it (its public schema holds " +
       "email_outbox, idempotency_keys, order_counters, order_items, … (5 tables, views and sequences)). If " +
-      "that is what you want, run it again with --yes: npx -y deno@2.9.6 task db:reset --yes",
+      "that is what you want, run it again with --yes: DATABASE_URL='postgres://u@127.0.0.1/shop' npx -y " +
+      "deno@2.9.6 task db:reset --yes",
     ],
     [
       "a local database with functions only",
       target("postgres://u@127.0.0.1/shop", [], 2),
       false,
       "db:reset: shop on 127.0.0.1 would lose its public schema and every row in it (its public schema holds " +
-      "2 functions). If that is what you want, run it again with --yes: npx -y deno@2.9.6 task db:reset --yes",
+      "2 functions). If that is what you want, run it again with --yes: " +
+      "DATABASE_URL='postgres://u@127.0.0.1/shop' npx -y deno@2.9.6 task db:reset --yes",
     ],
     [
       "a local database with one function only",
       target("postgres://u@127.0.0.1/shop", [], 1),
       false,
       "db:reset: shop on 127.0.0.1 would lose its public schema and every row in it (its public schema holds " +
-      "1 function). If that is what you want, run it again with --yes: npx -y deno@2.9.6 task db:reset --yes",
+      "1 function). If that is what you want, run it again with --yes: " +
+      "DATABASE_URL='postgres://u@127.0.0.1/shop' npx -y deno@2.9.6 task db:reset --yes",
     ],
     [
-      "an empty database elsewhere",
-      target("postgres://u@db.example.com:6543/postgres"),
+      "an empty database elsewhere, whose password the hint does not repeat",
+      target("postgres://u:s3cret@db.example.com:6543/postgres?sslmode=require"),
       false,
       "db:reset: postgres on db.example.com would lose its public schema and every row in it (it is not on " +
-      "this machine). If that is what you want, run it again with --yes: npx -y deno@2.9.6 task db:reset --yes",
+      "this machine). If that is what you want, run it again with --yes: " +
+      "DATABASE_URL='postgres://u:<password>@db.example.com:6543/postgres?sslmode=require' npx -y deno@2.9.6 " +
+      "task db:reset --yes",
     ],
     [
       "a database named like a test's but not one",
@@ -63,7 +68,7 @@ Deno.test("resetRefusal() lets an empty local database or a test's database go w
       false,
       "db:reset: create_order_test_mine on 127.0.0.1 would lose its public schema and every row in it (its " +
       "public schema holds orders (1 table, view or sequence)). If that is what you want, run it again with " +
-      "--yes: npx -y deno@2.9.6 task db:reset --yes",
+      "--yes: DATABASE_URL='postgres://u@127.0.0.1/create_order_test_mine' npx -y deno@2.9.6 task db:reset --yes",
     ],
   ];
   for (const [name, given, yes, expected] of cases) {

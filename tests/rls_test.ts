@@ -118,7 +118,7 @@ for (const { name, db, defaults } of setups) {
           for (
             const call of [
               "select public.create_order('{}'::jsonb)",
-              "select public.claim_due_emails(1, 0, 0)",
+              "select public.claim_due_emails(1, 1, 0, 0, 1000, 0)",
               "select public.record_email_results('[]'::jsonb)",
               "select public.dead_emails(10)",
               "select public.purge_expired_order_guards()",

@@ -8,6 +8,8 @@ import type { SqlDatabase } from "../local/sql_database.ts";
 import { testDatabases } from "./support/databases.ts";
 import { startTestStack } from "./support/local_stack.ts";
 import { CARD_ORDER_PAISE, placeOrder, postFunction, startPayment } from "./support/payments.ts";
+import { createTestStore } from "./support/catalogue.ts";
+import { callCreateOrder, createOrderPayload, payloadItem } from "./support/create_order_payload.ts";
 
 function keptRows(db: SqlDatabase, orderId: string) {
   return db.query<{ provider_order_id: string }>(
@@ -84,6 +86,35 @@ for (const { name, db } of await testDatabases()) {
       }
       // the race is real on PostgreSQL: at least once both calls reached Razorpay before either kept
       if (name === "postgres") assert.ok(bothCalled > 0, "no round raced");
+    } finally {
+      await stack.close();
+    }
+  });
+
+  test("POST start-payment answers 409 ORDER_NOT_PAYABLE { status, paymentMethod } for a gateway order below Razorpay's minimum of ₹1.00 (a ₹0 item, a ₹0.97 one: ₹0.99 with its fee), calling Razorpay for neither", async () => {
+    const stack = await startTestStack({ db });
+    try {
+      for (const price of ["0.00", "0.97"]) {
+        const store = await createTestStore(db);
+        const [{ id }] = await db.query<{ id: string }>(
+          "insert into public.products (store_id, name, price) values ($1, 'Free sample', $2) returning id::text",
+          [store.storeId, price],
+        );
+        const minor = Math.round(Number(price) * 100);
+        const { response: order } = await callCreateOrder(
+          db,
+          createOrderPayload(store, { items: [payloadItem(id, minor)] }),
+        );
+        assert.ok(order.finalAmount < 1, `final amount ${order.finalAmount}`);
+        const refused = await postFunction(stack, "start-payment", { orderId: order.orderId });
+        assert.equal(refused.status, 409, price);
+        assert.deepEqual((await refused.json()).error, {
+          code: "ORDER_NOT_PAYABLE",
+          message: "This order's amount is below the smallest the gateway takes (₹1.00)",
+          details: { status: "payment_pending", paymentMethod: "gateway" },
+        });
+      }
+      assert.deepEqual(stack.razorpay!.requests, []);
     } finally {
       await stack.close();
     }

@@ -10,37 +10,16 @@ import type { HTTPRequest, Page } from "puppeteer-core";
 import { chromiumInstalled, screenshotPath, visibleText, visibleTexts, withPage } from "./support/browser.ts";
 import { sharedPglite } from "./support/databases.ts";
 import { startTestStack } from "./support/local_stack.ts";
+import { addToCart, fillBuyer, openCheckout, placedOrderNumber, SEED } from "./support/storefront_page.ts";
 
 const chromium = await chromiumInstalled("the storefront amounts browser test");
 
-const TEA = "aaaaaaaa-0001-4000-8000-000000000001"; // 349.00
-const CHAI = "aaaaaaaa-0002-4000-8000-000000000002"; // 199.50
-const TUMBLER = "aaaaaaaa-0003-4000-8000-000000000003"; // first option: Large 400 ml, 299.00
-
-async function openCheckout(page: Page, url: string): Promise<void> {
-  await page.goto(`${url}/storefront/`);
-  await page.waitForSelector("body[data-ready=true]");
-}
-
-const add = (page: Page, productId: string) => page.click(`li[data-product-id="${productId}"] button.add`);
+const { tea: TEA, chai: CHAI, tumbler: TUMBLER } = SEED; // 349.00, 199.50, first option 299.00
 
 /** The amounts shown before placing: the fee's name, then subtotal, fee and amount to pay. */
 async function amounts(page: Page): Promise<string[]> {
   const ids = ["#fee-label", "#amount-subtotal", "#amount-fee", "#amount-to-pay"];
   return await Promise.all(ids.map((id) => visibleText(page, id)));
-}
-
-async function fillBuyer(page: Page, buyerEmail: string, phone: string): Promise<void> {
-  const fields: [string, string][] = [
-    ["buyerName", "Asha Rao"],
-    ["buyerEmail", buyerEmail],
-    ["buyerPhone", phone],
-    ["line1", "12 MG Road"],
-    ["city", "Pune"],
-    ["state", "Maharashtra"],
-    ["postalCode", "411001"],
-  ];
-  for (const [name, value] of fields) await page.type(`[name=${name}]`, value);
 }
 
 Deno.test({
@@ -65,9 +44,9 @@ Deno.test({
           assert.deepEqual(await amounts(page), ["UPI payment fee (2 %)", "–", "–", "–"]);
         });
 
-        await add(page, TEA);
-        await add(page, TEA);
-        await add(page, TUMBLER);
+        await addToCart(page, TEA);
+        await addToCart(page, TEA);
+        await addToCart(page, TUMBLER);
         await t.step("2 × 349.00 + 299.00, for each method", async () => {
           const cases: [string, string[]][] = [
             ["gateway:upi", ["UPI payment fee (2 %)", "₹997.00", "₹19.94", "₹1,016.94"]],
@@ -86,7 +65,7 @@ Deno.test({
           const quantity = `li[data-product-id="${CHAI}"] input[name=quantity]`;
           await page.$eval(quantity, (input) => ((input as unknown as { value: string }).value = ""));
           await page.type(quantity, "500");
-          await add(page, CHAI);
+          await addToCart(page, CHAI);
           // 997.00 + 99,750.00 = 1,00,747.00; 2.5 % is 2,518.675, up to 2,518.68
           assert.deepEqual(await amounts(page), [
             "Card payment fee (2.5 %)",
@@ -116,11 +95,11 @@ Deno.test({
           await page.waitForSelector("#result[data-outcome=placed]");
           const text = await visibleText(page, "#result");
           assert.match(text, /To pay: ₹1,021\.93 \(₹997\.00 and a ₹24\.93 payment fee\)/);
-          const orderNumber = /Order (ORD-\d{4}-\d{6,}) is placed/.exec(text)![1];
+          const orderNumber = placedOrderNumber(text);
           const [order] = await db.query<{ final_amount: string; checkout_fee: string }>(
             `select final_amount::text, checkout_fee::text from public.orders
-             where order_number = $1 and store_id = '11111111-1111-4111-8111-111111111111'`,
-            [orderNumber],
+             where order_number = $1 and store_id = $2`,
+            [orderNumber, SEED.store],
           );
           assert.deepEqual(order, { final_amount: "1021.93", checkout_fee: "24.93" });
           // the cart is empty again: nothing to pay
@@ -162,7 +141,7 @@ Deno.test({
       await withPage(async (page) => {
         await openCheckout(page, stack.url);
         assert.equal(await visibleText(page, "#country-code"), "+91");
-        await add(page, TEA);
+        await addToCart(page, TEA);
         await fillBuyer(page, "mobile@example.com", "");
         await page.setRequestInterception(true);
         for (const typed of ["9845012345", "+91 98450 12345", "098450 12345", "98450 12345"]) {
@@ -183,12 +162,11 @@ Deno.test({
         await t.step("98450 12345 is accepted, and stored in E.164", async () => {
           await page.click("#place-order");
           await page.waitForSelector("#result[data-outcome=placed]");
-          const orderNumber =
-            /Order (ORD-\d{4}-\d{6,}) is placed/.exec(await visibleText(page, "#result"))![1];
+          const orderNumber = placedOrderNumber(await visibleText(page, "#result"));
           const [order] = await db.query<{ buyer_phone: string }>(
             `select buyer_phone from public.orders
-             where order_number = $1 and store_id = '11111111-1111-4111-8111-111111111111'`,
-            [orderNumber],
+             where order_number = $1 and store_id = $2`,
+            [orderNumber, SEED.store],
           );
           assert.equal(order.buyer_phone, "+919845012345");
         });
@@ -196,7 +174,7 @@ Deno.test({
         await t.step(
           "what is no number is still the function's to refuse: Mobile number, please correct",
           async () => {
-            await add(page, TEA);
+            await addToCart(page, TEA);
             await page.$eval(
               "[name=buyerPhone]",
               (input) => ((input as unknown as { value: string }).value = ""),

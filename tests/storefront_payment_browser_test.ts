@@ -7,67 +7,23 @@
  * notice where Chromium is not installed.
  */
 import assert from "node:assert/strict";
-import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import type { Page } from "puppeteer-core";
+import { chromiumInstalled, screenshotPath, visibleText, withPage } from "./support/browser.ts";
 import { sharedPglite } from "./support/databases.ts";
 import { startTestStack } from "./support/local_stack.ts";
+import { addToCart, fillBuyer, openCheckout, placedOrderNumber, SEED } from "./support/storefront_page.ts";
 
-const CHROMIUM = Deno.env.get("CHROMIUM") ?? "/usr/bin/chromium";
-const chromium = await Deno.stat(CHROMIUM).then(() => true, () => false);
-if (!chromium) console.log(`notice: no Chromium at ${CHROMIUM}: the storefront payment test is skipped`);
-
-const TEA = "aaaaaaaa-0001-4000-8000-000000000001";
-const SCREENSHOTS = Deno.env.get("UPDATE_SCREENSHOTS") === "1" ? "../docs/" : "../.local/screenshots/";
-const shot = (name: string) => new URL(`${SCREENSHOTS}${name}`, import.meta.url).pathname;
-await Deno.mkdir(new URL(SCREENSHOTS, import.meta.url), { recursive: true });
-
-async function withBrowser(fn: (page: Page, errors: string[]) => Promise<void>): Promise<void> {
-  const profile = await Deno.makeTempDir();
-  const browser: Browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      `--user-data-dir=${profile}`,
-    ],
-  });
-  try {
-    const page = await browser.newPage();
-    await page.setViewport({ width: 820, height: 900 });
-    const errors: string[] = [];
-    page.on("pageerror", (error) => errors.push(String(error)));
-    await fn(page, errors);
-  } finally {
-    await browser.close();
-    await Deno.remove(profile, { recursive: true }).catch(() => {});
-  }
-}
+const chromium = await chromiumInstalled("the storefront payment test");
 
 /** Places an order of one Assam Tea paid through the gateway by `method`; answers its order number. */
 async function placeGatewayOrder(page: Page, url: string, method: string, email: string): Promise<string> {
-  await page.goto(`${url}/storefront/`);
-  await page.waitForSelector("body[data-ready=true]");
-  await page.click(`li[data-product-id="${TEA}"] button.add`);
-  const fields: [string, string][] = [
-    ["buyerName", "Asha Rao"],
-    ["buyerEmail", email],
-    ["buyerPhone", "+91 98765 43210"],
-    ["line1", "12 MG Road"],
-    ["city", "Pune"],
-    ["state", "Maharashtra"],
-    ["postalCode", "411001"],
-  ];
-  for (const [name, value] of fields) await page.type(`[name=${name}]`, value);
+  await openCheckout(page, url);
+  await addToCart(page, SEED.tea);
+  await fillBuyer(page, email);
   await page.select("[name=payment]", `gateway:${method}`);
   await page.click("#place-order");
   await page.waitForSelector("#result[data-outcome=placed]");
-  const text = await page.$eval("#result", (node) => (node as unknown as { innerText: string }).innerText);
-  return /Order (ORD-\d{4}-\d{6,}) is placed/.exec(text)![1];
+  return placedOrderNumber(await visibleText(page, "#result"));
 }
 
 Deno.test({
@@ -80,7 +36,7 @@ Deno.test({
     const db = await sharedPglite();
     const stack = await startTestStack({ db });
     try {
-      await withBrowser(async (page, errors) => {
+      await withPage(async (page, errors) => {
         const orderNumber = await placeGatewayOrder(page, stack.url, "upi", "pay-upi@example.com");
         await page.click("#pay-now");
         await page.waitForSelector("#razorpay-fake-checkout");
@@ -92,15 +48,11 @@ Deno.test({
           ),
           "upi",
         );
-        await page.screenshot({ path: shot("storefront-checkout.png"), fullPage: true });
+        await page.screenshot({ path: await screenshotPath("storefront-checkout.png"), fullPage: true });
         await page.click("#razorpay-fake-checkout [data-action=captured]");
         await page.waitForSelector("#result[data-outcome=paid]");
-        const text = await page.$eval(
-          "#result",
-          (node) => (node as unknown as { innerText: string }).innerText,
-        );
-        assert.match(text, new RegExp(`Order ${orderNumber} is paid`));
-        await page.screenshot({ path: shot("storefront-paid.png"), fullPage: true });
+        assert.match(await visibleText(page, "#result"), new RegExp(`Order ${orderNumber} is paid`));
+        await page.screenshot({ path: await screenshotPath("storefront-paid.png"), fullPage: true });
         await stack.razorpay!.webhooks.settled();
         // verify-payment and the webhooks raced: one of them paid it, the others found it paid
         const [order] = await db.query<{ status: string; paid: number; verified: number }>(
@@ -108,8 +60,8 @@ Deno.test({
              (select count(*)::int from public.payments p where p.order_id = o.id and p.outcome = 'paid') as paid,
              (select count(*)::int from public.payments p where p.order_id = o.id
                and p.provider_event_id like 'checkout:%') as verified
-           from public.orders o where o.order_number = $1 and o.store_id = '11111111-1111-4111-8111-111111111111'`,
-          [orderNumber],
+           from public.orders o where o.order_number = $1 and o.store_id = $2`,
+          [orderNumber, SEED.store],
         );
         assert.deepEqual(order, { status: "paid", paid: 1, verified: 1 });
         assert.deepEqual(errors, []);
@@ -134,7 +86,7 @@ Deno.test({
       env: { RAZORPAY_KEY_ID: "rzp_test_1DP5mmOlF5G5ag", RAZORPAY_KEY_SECRET: "thisisasecret" },
     });
     try {
-      await withBrowser(async (page) => {
+      await withPage(async (page) => {
         await placeGatewayOrder(page, stack.url, "card", "pay-real@example.com");
         await page.setRequestInterception(true);
         const scripts: string[] = [];

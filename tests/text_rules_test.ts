@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
-import { checkFreeText, checkOptionalFreeText } from "../supabase/functions/_shared/orders/text_rules.ts";
+import {
+  characterCount,
+  checkFreeText,
+  checkOptionalFreeText,
+} from "../supabase/functions/_shared/orders/text_rules.ts";
 
 /** The class of character each refused value shows, and the values. */
 const REFUSED: [string, string[]][] = [
@@ -81,6 +85,28 @@ Deno.test("checkFreeText() counts the length after trimming and normalisation", 
   // 20 decomposed characters are 40 code units, 20 once composed
   assert.equal(checkFreeText("e\u0301".repeat(20), 20).ok, true);
   assert.equal(checkFreeText("", 20).ok, false);
+});
+
+Deno.test("checkFreeText() counts characters past U+FFFF once, as PostgreSQL's length() and JSON Schema's maxLength do", () => {
+  const emoji = "\u{1f600}"; // two UTF-16 units, one character
+  assert.deepEqual(checkFreeText(emoji.repeat(200), 200), { ok: true, text: emoji.repeat(200) });
+  assert.equal(checkFreeText(emoji.repeat(201), 200).ok, false);
+  assert.equal(checkFreeText(`${"a".repeat(199)}${emoji}`, 200).ok, true);
+  assert.equal(checkFreeText(`${"a".repeat(200)}${emoji}`, 200).ok, false);
+  assert.equal(checkOptionalFreeText(emoji.repeat(20), 20).ok, true);
+  assert.equal(checkOptionalFreeText(emoji.repeat(21), 20).ok, false);
+});
+
+Deno.test("characterCount() counts code points: a surrogate pair is one, BMP characters one each", () => {
+  assert.equal(characterCount(""), 0);
+  assert.equal(characterCount("Asha"), 4);
+  assert.equal(characterCount("\u{1f600}\u{1f600}"), 2);
+  assert.equal(characterCount("\u{1f1ee}\u{1f1f3}"), 2); // a flag: two regional indicators
+  assert.equal(characterCount("e\u0301"), 2); // a combining mark is a character of its own
+  assert.equal(characterCount("\uffff\u{10000}\u{10ffff}"), 3);
+  for (const text of ["a\u{1f600}b", "\u{1d7ce}".repeat(7), "\u0906\u0936\u093e"]) {
+    assert.equal(characterCount(text), [...text].length, JSON.stringify(text));
+  }
 });
 
 Deno.test("checkOptionalFreeText() takes only spaces as none, and still refuses control characters among them", () => {

@@ -1,6 +1,7 @@
 /** The buyer e-mail's tracking link carries the order's token, whichever sender sends it. */
 import assert from "node:assert/strict";
-import { drainOutbox, sendOrderEmails } from "../supabase/functions/_shared/email/outbox_sender.ts";
+import { drainOutbox } from "../supabase/functions/_shared/email/outbox_drain.ts";
+import { sendOrderEmails } from "../supabase/functions/_shared/email/outbox_sender.ts";
 import { orderTrackingToken } from "../supabase/functions/_shared/orders/tracking_token.ts";
 import { capturingMailer } from "./support/capturing_mailer.ts";
 import { orderEmailData, outboxEmail } from "./support/order_emails.ts";

@@ -6,6 +6,7 @@
  * parse no HTML; tests/order_page_browser_test.ts shows the same page in Chromium.
  */
 import assert from "node:assert/strict";
+import { SHIPPED_ORDER_ANSWER } from "../openapi/operation_examples.ts";
 import { PLACEHOLDER_PUBLIC_KEY, PLACEHOLDER_TRACK_ORDER_URL, trackingPage } from "../local/tracking_page.ts";
 import { capturingMailer } from "./support/capturing_mailer.ts";
 import { createTestStore } from "./support/catalogue.ts";
@@ -46,46 +47,12 @@ Deno.test("trackingPage() points the page at the stack's track-order, keeps the 
   assert.ok(!/innerHTML|outerHTML|insertAdjacentHTML|document\.write/.test(html));
 });
 
-/** A track-order answer for a shipped gateway (UPI) order, as the function gives it, with `shipment` as given. */
+/** A track-order answer for a shipped gateway (UPI) order (openapi.json's example), with `shipment` as given. */
 function shippedAnswer(shipment: unknown) {
-  return {
-    success: true,
-    orderId: "0b8f5a52-9a8e-4d1c-8f59-3f3c2f0d1a77",
-    orderNumber: "ORD-2026-000042",
-    status: "shipped",
-    createdAt: "2026-11-25T16:23:39.123+00:00",
-    storeName: "Chai & Co.",
-    timeZone: "Asia/Kolkata",
-    currency: "INR",
-    paymentMethod: "gateway",
-    gatewayMethod: "upi",
-    items: [{
-      productName: "Assam Tea 250 g",
-      variantName: null,
-      quantity: 2,
-      unitPrice: 349,
-      lineTotal: 698,
-    }, {
-      productName: "Steel Tumbler",
-      variantName: "Large 400 ml",
-      quantity: 1,
-      unitPrice: 299,
-      lineTotal: 299,
-    }],
-    totalAmount: 997,
-    checkoutFee: 19.94,
-    finalAmount: 1016.94,
-    history: [
-      { status: "payment_pending", at: "2026-11-25T16:23:39.123+00:00" },
-      { status: "paid", at: "2026-11-25T16:24:02+00:00" },
-      { status: "processing", at: "2026-11-26T04:00:00+00:00" },
-      { status: "shipped", at: "2026-11-26T18:45:00+00:00" },
-    ],
-    shipment,
-  };
+  return { ...SHIPPED_ORDER_ANSWER, shipment };
 }
 
-const PAGE_URL = "http://127.0.0.1:5555/track?order=0b8f5a52-9a8e-4d1c-8f59-3f3c2f0d1a77&token=t";
+const PAGE_URL = `http://127.0.0.1:5555/track?order=${SHIPPED_ORDER_ANSWER.orderId}&token=t`;
 
 /** The page's main element for `answer`, fetched by a stand-in of track-order. */
 async function pageFor(answer: unknown, status = 200) {

@@ -34,11 +34,33 @@ for (const { name, db } of await testDatabases()) {
     return stack;
   };
 
-  test("POST verify-payment pays the order for a payment captured on Checkout: 200 { success, orderId, orderNumber, status: paid, outcome: paid }, one paid e-mail", async () => {
-    const stack = await heldStack();
-    try {
-      const { orderId, orderNumber } = await placeOrder(db);
-      const started = await startPayment(stack, orderId);
+  /** What a test of one payment starts from: an order placed (card) and its payment opened by start-payment. */
+  type Opened = {
+    stack: Awaited<ReturnType<typeof heldStack>>;
+    orderId: string;
+    orderNumber: string;
+    started: Awaited<ReturnType<typeof startPayment>>;
+  };
+
+  /** A test run on a held stack (with `env`) and an {@linkcode Opened} payment; the stack closed after. */
+  const testOpened = (
+    title: string,
+    fn: (opened: Opened) => Promise<void>,
+    env: Record<string, string> = {},
+  ) =>
+    test(title, async () => {
+      const stack = await heldStack(env);
+      try {
+        const { orderId, orderNumber } = await placeOrder(db);
+        await fn({ stack, orderId, orderNumber, started: await startPayment(stack, orderId) });
+      } finally {
+        await stack.close();
+      }
+    });
+
+  testOpened(
+    "POST verify-payment pays the order for a payment captured on Checkout: 200 { success, orderId, orderNumber, status: paid, outcome: paid }, one paid e-mail",
+    async ({ stack, orderId, orderNumber, started }) => {
       const answer = await stack.razorpay!.pay(started.providerOrderId, { method: "card" });
       const response = await postFunction(stack, "verify-payment", verifyBody(orderId, answer));
       assert.equal(response.status, 200);
@@ -61,16 +83,12 @@ for (const { name, db } of await testDatabases()) {
         },
       ]);
       assert.equal(paidEmails(stack, orderId).length, 1);
-    } finally {
-      await stack.close();
-    }
-  });
+    },
+  );
 
-  test("an authorized payment is captured by POST verify-payment, then pays the order", async () => {
-    const stack = await heldStack();
-    try {
-      const { orderId } = await placeOrder(db);
-      const started = await startPayment(stack, orderId);
+  testOpened(
+    "an authorized payment is captured by POST verify-payment, then pays the order",
+    async ({ stack, orderId, started }) => {
       const answer = await stack.razorpay!.pay(started.providerOrderId, {
         method: "upi",
         outcome: "authorized",
@@ -85,16 +103,12 @@ for (const { name, db } of await testDatabases()) {
       ]);
       assert.equal(fake.ledger.payments.get(body.razorpayPaymentId)!.status, "captured");
       assert.equal(await orderStatus(db, orderId), "paid");
-    } finally {
-      await stack.close();
-    }
-  });
+    },
+  );
 
-  test("POST verify-payment then the webhooks of the same payment make one decision: the webhook's events are already_paid, one paid e-mail", async () => {
-    const stack = await heldStack();
-    try {
-      const { orderId } = await placeOrder(db);
-      const started = await startPayment(stack, orderId);
+  testOpened(
+    "POST verify-payment then the webhooks of the same payment make one decision: the webhook's events are already_paid, one paid e-mail",
+    async ({ stack, orderId, started }) => {
       // as the README's Checkout snippet opens it: the order's id in the payment's notes
       const answer = await stack.razorpay!.pay(started.providerOrderId, { notes: { orderId } });
       const body = verifyBody(orderId, answer);
@@ -115,16 +129,12 @@ for (const { name, db } of await testDatabases()) {
         ].sort(),
       );
       assert.equal(paidEmails(stack, orderId).length, 1);
-    } finally {
-      await stack.close();
-    }
-  });
+    },
+  );
 
-  test("the webhook first, then POST verify-payment of the same payment: one decision, verify-payment answers already_paid and status paid", async () => {
-    const stack = await heldStack();
-    try {
-      const { orderId, orderNumber } = await placeOrder(db);
-      const started = await startPayment(stack, orderId);
+  testOpened(
+    "the webhook first, then POST verify-payment of the same payment: one decision, verify-payment answers already_paid and status paid",
+    async ({ stack, orderId, orderNumber, started }) => {
       const answer = await stack.razorpay!.pay(started.providerOrderId);
       await stack.razorpay!.webhooks.release();
       await stack.settled();
@@ -139,10 +149,8 @@ for (const { name, db } of await testDatabases()) {
       await stack.settled();
       assert.equal((await ledgerRows(db, orderId)).filter((row) => row.outcome === "paid").length, 1);
       assert.equal(paidEmails(stack, orderId).length, 1);
-    } finally {
-      await stack.close();
-    }
-  });
+    },
+  );
 
   test("POST verify-payment and the webhooks racing for one payment: one paid row and one paid e-mail, whatever the order of arrival", async () => {
     const stack = await startTestStack({ db, env: { RATE_LIMIT_PER_IP: "0" } });
@@ -165,11 +173,9 @@ for (const { name, db } of await testDatabases()) {
     }
   });
 
-  test("POST verify-payment answers 400 PAYMENT_SIGNATURE_INVALID to a wrong signature, storing nothing and asking Razorpay nothing", async () => {
-    const stack = await heldStack();
-    try {
-      const { orderId } = await placeOrder(db);
-      const started = await startPayment(stack, orderId);
+  testOpened(
+    "POST verify-payment answers 400 PAYMENT_SIGNATURE_INVALID to a wrong signature, storing nothing and asking Razorpay nothing",
+    async ({ stack, orderId, started }) => {
       const body = verifyBody(orderId, await stack.razorpay!.pay(started.providerOrderId));
       const before = stack.razorpay!.requests.length;
       const forgeries = [
@@ -189,10 +195,8 @@ for (const { name, db } of await testDatabases()) {
       assert.equal(stack.razorpay!.requests.length, before);
       assert.deepEqual(await ledgerRows(db, orderId), []);
       assert.equal(await orderStatus(db, orderId), "payment_pending");
-    } finally {
-      await stack.close();
-    }
-  });
+    },
+  );
 
   test("POST verify-payment answers 409 PAYMENT_ORDER_MISMATCH for a Razorpay order that is not the one kept for the order", async () => {
     const stack = await heldStack();
@@ -217,11 +221,9 @@ for (const { name, db } of await testDatabases()) {
     }
   });
 
-  test("POST verify-payment answers 409 PAYMENT_NOT_CAPTURED { status } for a failed payment, and 404 for an unknown order", async () => {
-    const stack = await heldStack();
-    try {
-      const { orderId } = await placeOrder(db);
-      const started = await startPayment(stack, orderId);
+  testOpened(
+    "POST verify-payment answers 409 PAYMENT_NOT_CAPTURED { status } for a failed payment, and 404 for an unknown order",
+    async ({ stack, orderId, started }) => {
       const failed = await stack.razorpay!.pay(started.providerOrderId, { outcome: "failed" });
       assert.ok("error" in failed);
       const paymentId = failed.error.metadata.payment_id!;
@@ -243,16 +245,12 @@ for (const { name, db } of await testDatabases()) {
       assert.equal(unknown.status, 404);
       assert.equal((await unknown.json()).error.code, "ORDER_NOT_FOUND");
       assert.deepEqual(await ledgerRows(db, orderId), []);
-    } finally {
-      await stack.close();
-    }
-  });
+    },
+  );
 
-  test("POST verify-payment answers 502 PAYMENT_PROVIDER_ERROR and stores nothing when Razorpay errors or is silent; the same call then pays", async () => {
-    const stack = await heldStack({ PAYMENT_PROVIDER_TIMEOUT_MS: "300" });
-    try {
-      const { orderId } = await placeOrder(db);
-      const started = await startPayment(stack, orderId);
+  testOpened(
+    "POST verify-payment answers 502 PAYMENT_PROVIDER_ERROR and stores nothing when Razorpay errors or is silent; the same call then pays",
+    async ({ stack, orderId, started }) => {
       const body = verifyBody(
         orderId,
         await stack.razorpay!.pay(started.providerOrderId, { outcome: "authorized" }),
@@ -267,16 +265,13 @@ for (const { name, db } of await testDatabases()) {
       }
       const paid = await postFunction(stack, "verify-payment", body);
       assert.equal((await paid.json()).outcome, "paid");
-    } finally {
-      await stack.close();
-    }
-  });
+    },
+    { PAYMENT_PROVIDER_TIMEOUT_MS: "300" },
+  );
 
-  test("a capture Razorpay did but whose answer was lost still pays: POST verify-payment reads the payment again", async () => {
-    const stack = await heldStack();
-    try {
-      const { orderId } = await placeOrder(db);
-      const started = await startPayment(stack, orderId);
+  testOpened(
+    "a capture Razorpay did but whose answer was lost still pays: POST verify-payment reads the payment again",
+    async ({ stack, orderId, started }) => {
       const body = verifyBody(
         orderId,
         await stack.razorpay!.pay(started.providerOrderId, { outcome: "authorized" }),
@@ -285,10 +280,8 @@ for (const { name, db } of await testDatabases()) {
       const response = await postFunction(stack, "verify-payment", body);
       assert.equal(response.status, 200);
       assert.equal((await response.json()).outcome, "paid");
-    } finally {
-      await stack.close();
-    }
-  });
+    },
+  );
 
   test("POST verify-payment answers 503 PAYMENT_PROVIDER_NOT_CONFIGURED without Razorpay's keys", async () => {
     const stack = await startTestStack({ db, env: { RAZORPAY_API_URL: "http://127.0.0.1:9" } });

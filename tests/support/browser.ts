@@ -1,13 +1,12 @@
 /**
- * Headless Chromium for the page tests, driven by puppeteer-core: where it is (`CHROMIUM`, default
- * /usr/bin/chromium), whether it is installed (the tests are skipped with a notice where not), a browser
- * with a throwaway profile that reaches nothing but loopback, and where screenshots go: docs/ (the README's
- * pictures) with UPDATE_SCREENSHOTS=1, else .local/screenshots/, so that a run of the suite changes no file.
+ * Headless Chromium for the page tests, driven by puppeteer-core: whether it is installed (`CHROMIUM`,
+ * default /usr/bin/chromium, and the flags it runs with are chromium.ts's; the tests are skipped with a
+ * notice where it is not), a browser with a throwaway profile that reaches nothing but loopback, and where
+ * screenshots go: docs/ (the README's pictures) with UPDATE_SCREENSHOTS=1, else .local/screenshots/, so that
+ * a run of the suite changes no file.
  */
 import puppeteer, { type Page } from "puppeteer-core";
-
-/** The Chromium binary the page tests drive. */
-export const CHROMIUM = Deno.env.get("CHROMIUM") ?? "/usr/bin/chromium";
+import { CHROMIUM, CHROMIUM_FLAGS } from "./chromium.ts";
 
 /** Whether {@linkcode CHROMIUM} exists; prints the notice of a skipped `test` when it does not. */
 export async function chromiumInstalled(test: string): Promise<boolean> {
@@ -32,17 +31,7 @@ export async function withPage(fn: (page: Page, errors: string[]) => Promise<voi
   const profile = await Deno.makeTempDir();
   const browser = await puppeteer.launch({
     executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      `--user-data-dir=${profile}`,
-    ],
+    args: [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`],
   });
   try {
     const page = await browser.newPage();

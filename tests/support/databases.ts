@@ -7,10 +7,10 @@
  * ({@linkcode createTestDatabase}) is dropped by its own run's reaper once the run has ended, whether its
  * tests passed or failed (test_run.ts).
  */
-import { type DefaultPrivileges, resetDatabase } from "../../local/migrate.ts";
+import { type DefaultPrivileges, readMigrations, resetDatabase } from "../../local/migrate.ts";
 import { openPglite, openPostgres } from "../../local/open_database.ts";
 import { TEST_DATABASE_PREFIX } from "../../local/reset_consent.ts";
-import type { SqlDatabase } from "../../local/sql_database.ts";
+import { pgliteDatabase, type SqlDatabase } from "../../local/sql_database.ts";
 import { ensureRunReaper, runTag, testRunId } from "./test_run.ts";
 
 /** Where the suite looks for PostgreSQL; TEST_DATABASE_URL overrides (a server, not a database). */
@@ -136,4 +136,19 @@ export async function testDatabases(): Promise<{ name: "pglite" | "postgres"; db
   const pg = await sharedPostgres();
   if (pg) all.push({ name: "postgres", db: pg });
   return all;
+}
+
+/**
+ * A PGlite of the caller's own (to close), migrated as a new project is up to the migration whose file name
+ * starts with `version`, without the seed: the database that migration finds on a project migrated before
+ * it. `remaining` is that migration and those after it, in order, for the test to apply.
+ */
+export async function pgliteBefore(
+  version: string,
+): Promise<{ db: SqlDatabase; remaining: { name: string; sql: string }[] }> {
+  const { PGlite } = await import("@electric-sql/pglite");
+  const migrations = await readMigrations();
+  const db = pgliteDatabase(await PGlite.create());
+  await resetDatabase(db, { migrations: migrations.filter((m) => m.name < version), seed: false });
+  return { db, remaining: migrations.filter((m) => m.name >= version) };
 }

@@ -5,6 +5,11 @@
 import { createRpcRoute } from "../../local/postgrest_rpc.ts";
 import type { SqlDatabase } from "../../local/sql_database.ts";
 import { createDatabaseClient } from "../../supabase/functions/_shared/database_client.ts";
+import type {
+  ClaimedEmails,
+  ClaimOptions,
+  EmailOutbox,
+} from "../../supabase/functions/_shared/email/email_outbox.ts";
 import type { OutboxEmail } from "../../supabase/functions/_shared/email/order_email.ts";
 import { supabaseEmailOutbox } from "../../supabase/functions/_shared/email/supabase_email_outbox.ts";
 import type { TestStore } from "./catalogue.ts";
@@ -104,4 +109,31 @@ export function outboxRows(db: SqlDatabase, orderIds: string[]) {
      where order_id = any($1::uuid[]) order by order_id, kind`,
     [orderIds],
   );
+}
+
+/** A claim of everything due now, each claim holding for a minute: no row is claimed twice by one call. */
+export const CLAIM_NOW = {
+  batchLimit: 100,
+  aloneLimit: 100,
+  minAgeSeconds: 0,
+  staleAfterSeconds: 0,
+  claimMs: 60_000,
+};
+
+/**
+ * Claims until nothing is due (each claim takes one kind of request: a batch, or rows to send alone), and
+ * answers every row claimed and superseded. The file's other tests may have left rows due: filter by order.
+ */
+export async function claimAll(
+  outbox: EmailOutbox,
+  options: Partial<ClaimOptions> = {},
+): Promise<ClaimedEmails> {
+  const all: ClaimedEmails = { emails: [], superseded: [] };
+  for (let round = 0; round < 50; round++) {
+    const claimed = await outbox.claimDue({ ...CLAIM_NOW, ...options });
+    all.emails.push(...claimed.emails);
+    all.superseded.push(...claimed.superseded);
+    if (claimed.emails.length === 0) break;
+  }
+  return all;
 }

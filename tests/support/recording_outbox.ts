@@ -9,7 +9,7 @@ export interface RecordingOutbox extends EmailOutbox {
   claims: ClaimOptions[];
 }
 
-/** An outbox whose `claimDue` hands out `due` once, in slices of the claimed limit. */
+/** An outbox whose `claimDue` hands out `due` once, in slices of the claim's limit of rows sent alone. */
 export function recordingOutbox(due: OutboxEmail[] = []): RecordingOutbox {
   const left = [...due];
   const recorded: EmailResult[][] = [];
@@ -19,13 +19,16 @@ export function recordingOutbox(due: OutboxEmail[] = []): RecordingOutbox {
     claims,
     claimDue(options) {
       claims.push(options);
-      return Promise.resolve(left.splice(0, options.limit));
+      return Promise.resolve({ emails: left.splice(0, options.aloneLimit), superseded: [] });
     },
     recordResults(results) {
       recorded.push(results);
-      // every result recorded, as failed or sent: no claim goes stale in memory
+      // every result recorded, as sent, failed or handed back: no claim goes stale in memory
       return Promise.resolve(
-        results.map((r) => ({ id: r.id, status: "providerId" in r ? "sent" as const : "failed" as const })),
+        results.map((r) => ({
+          id: r.id,
+          status: "providerId" in r ? "sent" as const : "error" in r ? "failed" as const : "pending" as const,
+        })),
       );
     },
     deadEmails: () => Promise.resolve({ total: 0, emails: [] }),

@@ -26,7 +26,18 @@ export interface Config {
   /** ORDER_TRACKING_SECRET: the key of each order's tracking token (the `{token}` of the link). */
   trackingSecret: string;
   emailFrom: string;
-  resend: { apiKey: string; baseUrl: string | undefined } | null;
+  /**
+   * Resend, when RESEND_API_KEY is set: its key, base URL, and the account's rate limit
+   * (RESEND_REQUESTS_PER_SECOND, default 2), the pace of the outbox drain's requests.
+   */
+  resend: { apiKey: string; baseUrl: string | undefined; requestsPerSecond: number } | null;
+  /** EMAIL_SEND_TIMEOUT_MS: every request to the e-mail provider is abandoned after this (default 10 s). */
+  emailSendTimeoutMs: number;
+  /**
+   * OUTBOX_DRAIN_BUDGET_MS: one drain run takes no work after this (default 40 s), and answers within it plus
+   * EMAIL_SEND_TIMEOUT_MS.
+   */
+  outboxDrainBudgetMs: number;
   /**
    * The database step's time budget (at most {@linkcode MAX_DATABASE_TIMEOUT_MS}): its deadline is the order's
    * time plus this; past it, 500 and nothing stored.
@@ -77,6 +88,12 @@ export const RAZORPAY_ANSWER_LIMIT_MS = 5_000;
  * the request (the signature, the answer's trip), stays within Razorpay's 5 s.
  */
 export const MAX_PAYMENT_WEBHOOK_TIMEOUT_MS = RAZORPAY_ANSWER_LIMIT_MS - ANSWER_GRACE_MS - 500;
+
+/**
+ * The longest drain run, budget plus one send's time-out: under the 150 s wall clock of a Supabase Edge
+ * Function, with 10 s to spare for the run's database calls.
+ */
+export const MAX_DRAIN_RUN_MS = 140_000;
 
 /** Order-creation limits per client IP and per buyer e-mail, per fixed window (a limit of 0 turns one off). */
 export interface RateLimits {
@@ -145,6 +162,18 @@ function _databaseTimeout(env: Record<string, string | undefined>): number {
     );
   }
   return ms;
+}
+
+function _drainTimes(env: Record<string, string | undefined>): { sendTimeoutMs: number; budgetMs: number } {
+  const sendTimeoutMs = _positiveInt(env, "EMAIL_SEND_TIMEOUT_MS", 10_000);
+  if (sendTimeoutMs < 1) throw new ConfigError("EMAIL_SEND_TIMEOUT_MS must be at least 1: got 0");
+  const budgetMs = _positiveInt(env, "OUTBOX_DRAIN_BUDGET_MS", 40_000);
+  if (budgetMs + sendTimeoutMs > MAX_DRAIN_RUN_MS) {
+    throw new ConfigError(
+      `OUTBOX_DRAIN_BUDGET_MS + EMAIL_SEND_TIMEOUT_MS must be at most ${MAX_DRAIN_RUN_MS} (a drain run must end within the Edge Functions' 150 s): got ${budgetMs} + ${sendTimeoutMs}`,
+    );
+  }
+  return { sendTimeoutMs, budgetMs };
 }
 
 function _upTo(env: Record<string, string | undefined>, name: string, fallback: number, max: number): number {
@@ -218,6 +247,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     (production ? "" : DEV_TRACKING_URL);
   if (!trackingUrlTemplate) throw new ConfigError("ORDER_TRACKING_URL is not set: buyer e-mails link to it");
   const trackingSecret = _trackingSecret(env, production);
+  const drain = _drainTimes(env);
+  const requestsPerSecond = _positiveInt(env, "RESEND_REQUESTS_PER_SECOND", 2);
+  if (requestsPerSecond < 1) throw new ConfigError("RESEND_REQUESTS_PER_SECOND must be at least 1: got 0");
 
   return {
     production,
@@ -232,8 +264,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       ? {
         apiKey: env.RESEND_API_KEY,
         baseUrl: env.RESEND_BASE_URL ? _url("RESEND_BASE_URL", env.RESEND_BASE_URL) : undefined,
+        requestsPerSecond,
       }
       : null,
+    emailSendTimeoutMs: drain.sendTimeoutMs,
+    outboxDrainBudgetMs: drain.budgetMs,
     // below the 8 s statement timeout Supabase sets for its API roles, so ours decides first
     databaseTimeoutMs: _databaseTimeout(env),
     rateLimits: {

@@ -12,9 +12,12 @@ export type Database = {
       email_outbox: {
         Row: {
           attempts: number
+          batch_key: string | null
+          claim_expires_at: string | null
           claim_token: string | null
           claimed_at: string | null
           created_at: string
+          delivery_unknown: boolean
           failures: number
           id: string
           kind: string
@@ -31,9 +34,12 @@ export type Database = {
         }
         Insert: {
           attempts?: number
+          batch_key?: string | null
+          claim_expires_at?: string | null
           claim_token?: string | null
           claimed_at?: string | null
           created_at?: string
+          delivery_unknown?: boolean
           failures?: number
           id?: string
           kind: string
@@ -49,9 +55,12 @@ export type Database = {
         }
         Update: {
           attempts?: number
+          batch_key?: string | null
+          claim_expires_at?: string | null
           claim_token?: string | null
           claimed_at?: string | null
           created_at?: string
+          delivery_unknown?: boolean
           failures?: number
           id?: string
           kind?: string
@@ -474,6 +483,7 @@ export type Database = {
         Row: {
           created_at: string
           id: string
+          imported_stock: number | null
           is_active: boolean
           name: string
           price: number | null
@@ -485,6 +495,7 @@ export type Database = {
         Insert: {
           created_at?: string
           id?: string
+          imported_stock?: number | null
           is_active?: boolean
           name: string
           price?: number | null
@@ -496,6 +507,7 @@ export type Database = {
         Update: {
           created_at?: string
           id?: string
+          imported_stock?: number | null
           is_active?: boolean
           name?: string
           price?: number | null
@@ -518,6 +530,7 @@ export type Database = {
         Row: {
           created_at: string
           id: string
+          imported_stock: number | null
           is_active: boolean
           name: string
           price: number
@@ -529,6 +542,7 @@ export type Database = {
         Insert: {
           created_at?: string
           id?: string
+          imported_stock?: number | null
           is_active?: boolean
           name: string
           price: number
@@ -540,6 +554,7 @@ export type Database = {
         Update: {
           created_at?: string
           id?: string
+          imported_stock?: number | null
           is_active?: boolean
           name?: string
           price?: number
@@ -635,9 +650,12 @@ export type Database = {
       }
       claim_due_emails: {
         Args: {
-          p_limit?: number
-          p_min_age_seconds?: number
-          p_stale_after_seconds?: number
+          p_alone_limit: number
+          p_batch_limit: number
+          p_claim_ms: number
+          p_min_age_seconds: number
+          p_run_ms: number
+          p_stale_after_seconds: number
         }
         Returns: Json
       }
@@ -656,9 +674,24 @@ export type Database = {
       create_order: { Args: { payload: Json }; Returns: Json }
       dead_emails: { Args: { p_limit?: number }; Returns: Json }
       deadline_passed: { Args: Record<PropertyKey, never>; Returns: boolean }
+      email_outbox_due: {
+        Args: {
+          p_min_age_seconds: number
+          p_row: Database["public"]["Tables"]["email_outbox"]["Row"]
+          p_stale_after_seconds: number
+        }
+        Returns: boolean
+      }
       email_outbox_message: {
         Args: { p_row: Database["public"]["Tables"]["email_outbox"]["Row"] }
         Returns: Json
+      }
+      email_superseded: {
+        Args: {
+          p_kind: string
+          p_order_status: Database["public"]["Enums"]["order_status"]
+        }
+        Returns: boolean
       }
       format_order_number: {
         Args: { p_sequence: number; p_year: number }
@@ -673,6 +706,7 @@ export type Database = {
         Args: { p_max: number; p_text: string }
         Returns: boolean
       }
+      is_store_currency: { Args: { p_code: string }; Returns: boolean }
       is_time_zone: { Args: { p_name: string }; Returns: boolean }
       join_queue: { Args: { p_queue: string }; Returns: undefined }
       keep_provider_order: {
@@ -754,7 +788,6 @@ export type Database = {
         }
         Returns: Json
       }
-      utf16_length: { Args: { p_text: string }; Returns: number }
       uuid_v7: { Args: Record<PropertyKey, never>; Returns: string }
     }
     Enums: {

@@ -28,7 +28,11 @@ export interface ProjectKeys {
 
 const KeyMap = z.record(z.string(), z.string().min(1));
 
-function _keyMap(env: Record<string, string | undefined>, name: string): Record<string, string> {
+/**
+ * The JSON object of keys in `env[name]` (SUPABASE_PUBLISHABLE_KEYS or SUPABASE_SECRET_KEYS), {} when unset;
+ * a {@linkcode ConfigError} naming the variable when it is not such an object (a bare `sb_secret_…` key).
+ */
+export function readKeyMap(env: Record<string, string | undefined>, name: string): Record<string, string> {
   const raw = env[name];
   if (!raw) return {};
   let parsed: unknown;
@@ -36,7 +40,9 @@ function _keyMap(env: Record<string, string | undefined>, name: string): Record<
     parsed = JSON.parse(raw);
   } catch {
     throw new ConfigError(
-      `${name} must be a JSON object of key names to keys, e.g. {"default":"sb_secret_..."}`,
+      `${name} must be a JSON object of key names to keys, e.g. {"default":"${
+        name === "SUPABASE_SECRET_KEYS" ? "sb_secret_..." : "sb_publishable_..."
+      }"}`,
     );
   }
   const result = KeyMap.safeParse(parsed);
@@ -47,7 +53,8 @@ function _keyMap(env: Record<string, string | undefined>, name: string): Record<
 }
 
 // a typo ("Disabled", "off") must not leave a leaked key working while its owner believes it refused
-function _legacyKeysDisabled(env: Record<string, string | undefined>): boolean {
+/** Whether LEGACY_API_KEYS says the legacy keys are disabled; a {@linkcode ConfigError} for a value it does not know. */
+export function legacyKeysDisabled(env: Record<string, string | undefined>): boolean {
   const value = env.LEGACY_API_KEYS;
   if (value === undefined || value === "" || value === "enabled") return false;
   if (value === "disabled") return true;
@@ -62,17 +69,17 @@ function _present(key: string | undefined): key is string {
 
 /** Reads the project's keys from an environment object. */
 export function parseProjectKeys(env: Record<string, string | undefined>): ProjectKeys {
-  const legacyKeysDisabled = _legacyKeysDisabled(env);
-  const publishable = Object.values(_keyMap(env, "SUPABASE_PUBLISHABLE_KEYS"));
-  const secretMap = _keyMap(env, "SUPABASE_SECRET_KEYS");
+  const disabled = legacyKeysDisabled(env);
+  const publishable = Object.values(readKeyMap(env, "SUPABASE_PUBLISHABLE_KEYS"));
+  const secretMap = readKeyMap(env, "SUPABASE_SECRET_KEYS");
   const secret = Object.values(secretMap);
-  const legacy = legacyKeysDisabled
+  const legacy = disabled
     ? { anon: undefined, serviceRole: undefined }
     : { anon: env.SUPABASE_ANON_KEY, serviceRole: env.SUPABASE_SERVICE_ROLE_KEY };
   const serviceKey = secretMap.default || legacy.serviceRole;
   if (!serviceKey) {
     throw new ConfigError(
-      legacyKeysDisabled
+      disabled
         ? "SUPABASE_SECRET_KEYS has no default entry: with LEGACY_API_KEYS=disabled the function calls the database with it, never SUPABASE_SERVICE_ROLE_KEY"
         : "SUPABASE_SECRET_KEYS has no default entry and SUPABASE_SERVICE_ROLE_KEY is not set: the function needs a key for the database",
     );
@@ -83,6 +90,6 @@ export function parseProjectKeys(env: Record<string, string | undefined>): Proje
       public: [legacy.anon, ...publishable].filter(_present),
       service: [legacy.serviceRole, ...secret].filter(_present),
     },
-    legacyKeysDisabled,
+    legacyKeysDisabled: disabled,
   };
 }

@@ -5,7 +5,7 @@
 import { parseConfig } from "../_shared/config.ts";
 import { createDatabaseClient } from "../_shared/database_client.ts";
 import type { Mailer } from "../_shared/email/mailer.ts";
-import type { OutboxDrainDeps } from "../_shared/email/outbox_drain.ts";
+import { drainLimits, type OutboxDrainDeps } from "../_shared/email/outbox_drain.ts";
 import { supabaseEmailOutbox } from "../_shared/email/supabase_email_outbox.ts";
 import { jsonLogger, type Logger } from "../_shared/http/log.ts";
 import { supabasePurgeExpiredGuards } from "../_shared/orders/order_guards.ts";
@@ -40,7 +40,7 @@ export function loadDrainDependencies(
           // no row is claimed: they stay as they are until a mailer is configured
           throw internalError(new Error("RESEND_API_KEY is not set and no other mailer was configured"));
         }
-        return createResendMailer(config.resend);
+        return createResendMailer({ ...config.resend, timeoutMs: config.emailSendTimeoutMs });
       });
 
   const outbox = supabaseEmailOutbox(client, config.databaseTimeoutMs);
@@ -65,6 +65,7 @@ export function loadDrainDependencies(
           trackingSecret: config.trackingSecret,
         },
         log,
+        limits: drainLimits(config, overrides.mailer === undefined),
         ...(overrides.sleep ? { sleep: overrides.sleep } : {}),
       };
     },

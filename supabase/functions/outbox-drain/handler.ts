@@ -1,6 +1,6 @@
 /**
- * POST /outbox-drain: one run of the outbox drain (cancel the orders nobody paid in time, send what is due,
- * report dead rows, purge expired guards), for pg_cron every minute. Service and secret keys only: the shared frame answers 401 to any
+ * POST /outbox-drain: one run of the outbox drain (cancel the orders nobody paid in time, report dead rows,
+ * purge expired guards, send what is due within the run's budget), for pg_cron every minute. Service and secret keys only: the shared frame answers 401 to any
  * other key, and does the method, limits, errors and the log line.
  */
 import type { Config } from "../_shared/config.ts";
@@ -34,7 +34,7 @@ export function outboxDrainHandler(deps: OutboxDrainDependencies) {
 async function _drain(context: RequestContext, deps: OutboxDrainDependencies): Promise<JsonReply> {
   const options = parseDrainRequest(await context.readBody());
   const report = await runOutboxDrain(await deps.loadDrain(), options);
-  const { claimed, sent, failed, dead, ignored } = report.emails;
+  const { claimed, sent, failed, dead, ignored, superseded, released } = report.emails;
   context.annotate({
     unpaidCancelled: report.unpaidOrders?.cancelled ?? null,
     claimed,
@@ -42,6 +42,8 @@ async function _drain(context: RequestContext, deps: OutboxDrainDependencies): P
     failed,
     dead,
     ignored,
+    superseded,
+    released,
     deadTotal: report.deadEmails.total,
   });
   return { status: 200, body: report };

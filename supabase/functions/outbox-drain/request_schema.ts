@@ -3,7 +3,7 @@
  * (`--min-age`, `--stale-after`). pg_cron's job posts `{}`: the defaults.
  */
 import { z } from "../_shared/zod.ts";
-import type { DrainOptions } from "../_shared/email/outbox_sender.ts";
+import type { DrainOptions } from "../_shared/email/outbox_drain.ts";
 import { type FieldIssue, OrderError } from "../_shared/errors.ts";
 import { parseJson } from "../_shared/http/request_body.ts";
 
@@ -13,7 +13,7 @@ const _Seconds = z.int().min(0).max(86_400);
 export const DrainRequestSchema = z.strictObject({
   /** Pending and failed rows are due this long after they were written or last tried (default 60). */
   minAgeSeconds: _Seconds.optional(),
-  /** A `sending` row whose claim is this old belongs to a sender that died (default 300). */
+  /** A row the request path claimed and left `sending` this long belongs to a sender that died (default 300). */
   staleAfterSeconds: _Seconds.optional(),
 });
 

@@ -1,7 +1,7 @@
 /**
  * POST /start-payment: opens the gateway payment of a `gateway` order that awaits it, as steps: read and
  * parse `{ orderId }`, require the provider's keys (503), count the call and read the order with its kept
- * provider order (404, 409 ORDER_NOT_PAYABLE), create the provider order unless one is kept (502 when the
+ * provider order (404, 409 ORDER_NOT_PAYABLE, also for an amount below Razorpay's minimum), create the provider order unless one is kept (502 when the
  * provider fails: nothing kept), keep it (racing first calls answer the one kept), answer what Checkout
  * opens with. No buyer data in the answer. The shared frame does the method, key, limits, errors and log.
  */
@@ -12,7 +12,8 @@ import type { Logger } from "../_shared/http/log.ts";
 import { parseJson } from "../_shared/http/request_body.ts";
 import { type JsonReply, type RequestContext, serveFunction } from "../_shared/http/serve_function.ts";
 import { requireProvider } from "../_shared/payments/configured_provider.ts";
-import { isPayable, type PaymentOrders } from "../_shared/payments/payment_orders.ts";
+import { formatMoney } from "../_shared/email/money_format.ts";
+import { GATEWAY_MINIMUM_MINOR, isPayable, type PaymentOrders } from "../_shared/payments/payment_orders.ts";
 import type { PaymentProvider } from "../_shared/payments/payment_provider.ts";
 import { parseStartPaymentRequest } from "./request_schema.ts";
 
@@ -60,6 +61,16 @@ async function _startPayment(context: RequestContext, deps: StartPaymentDependen
     throw new OrderError("ORDER_NOT_PAYABLE", "This order does not await a payment through the gateway", {
       details: { status: order.status, paymentMethod: order.paymentMethod },
     });
+  }
+  if (order.finalAmountMinor < GATEWAY_MINIMUM_MINOR) {
+    // Razorpay would refuse the order (a 502 that no retry mends): say so before calling it
+    throw new OrderError(
+      "ORDER_NOT_PAYABLE",
+      `This order's amount is below the smallest the gateway takes (${
+        formatMoney(GATEWAY_MINIMUM_MINOR, order.currency)
+      })`,
+      { details: { status: order.status, paymentMethod: order.paymentMethod } },
+    );
   }
 
   let kept = start.providerOrder;

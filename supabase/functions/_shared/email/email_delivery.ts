@@ -17,7 +17,12 @@ export type SendClaimedEmails = (emails: OutboxEmail[]) => Promise<void>;
 export function claimedEmailSender(
   config: Pick<
     Config,
-    "resend" | "emailFrom" | "trackingUrlTemplate" | "trackingSecret" | "databaseTimeoutMs"
+    | "resend"
+    | "emailFrom"
+    | "trackingUrlTemplate"
+    | "trackingSecret"
+    | "databaseTimeoutMs"
+    | "emailSendTimeoutMs"
   >,
   client: DatabaseClient,
   options: { mailer?: () => Promise<Mailer>; log: Logger },
@@ -27,7 +32,7 @@ export function claimedEmailSender(
     mailer ??= options.mailer?.() ??
       import("./resend_mailer.ts").then(({ createResendMailer }) => {
         if (!config.resend) throw new Error("RESEND_API_KEY is not set and no other mailer was configured");
-        return createResendMailer(config.resend);
+        return createResendMailer({ ...config.resend, timeoutMs: config.emailSendTimeoutMs });
       });
 
   let outbox: Promise<EmailOutbox> | undefined;
@@ -51,6 +56,7 @@ export function claimedEmailSender(
       },
       sleep: (ms: number) => new Promise((resolve) => setTimeout(resolve, ms)),
       log: options.log,
+      sendTimeoutMs: config.emailSendTimeoutMs,
     });
   };
 }

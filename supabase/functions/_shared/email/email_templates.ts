@@ -16,7 +16,7 @@ import {
 import { emailDate, quotedLines, sentence } from "./email_text.ts";
 import { formatMoney } from "./money_format.ts";
 import type { OrderEmailData, OrderOutboxEmail } from "./order_email.ts";
-import { describePayment } from "./payment_wording.ts";
+import { describePayment, isPaidStatus } from "./payment_wording.ts";
 
 /** A message ready for a mailer: both parts, single-line subject. */
 export interface EmailMessage {
@@ -157,7 +157,7 @@ function _sellerEmail(order: OrderEmailData): _Content {
   return {
     // our values only: a buyer's name here could claim a payment in a line of ours
     subject: `New order ${order.orderNumber}: ${final}, ${
-      (order.status ?? "payment_pending") === "paid" ? "paid" : "payment not confirmed yet"
+      isPaidStatus(order.status) ? "paid" : "payment not confirmed yet"
     }`,
     title: "New order",
     html,

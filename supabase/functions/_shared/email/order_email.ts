@@ -21,10 +21,13 @@ export interface OrderEmailData {
   /** ISO 4217 code of the store, e.g. INR. */
   currency: string;
   /**
-   * The order's status when the e-mail was written; the payment wording follows it. Rows written before
-   * it was recorded have none: their orders were `payment_pending`, as every new order is.
+   * The order's status: when `create_order` answered (the request path), or when a drain claimed the row;
+   * the payment wording follows it. Rows written before it was recorded have none: their orders were
+   * `payment_pending`, as every new order is.
    */
   status?: "pending" | "payment_pending" | "paid" | "processing" | "shipped" | "delivered" | "cancelled";
+  /** Who moved the order to `paid` (null: nobody did); absent on the request path and in older rows. */
+  paidBy?: StatusMover | null;
   store: { name: string; ownerEmail: string };
   buyer: { name: string; email: string; phone: string };
   shippingAddress: {
@@ -124,6 +127,11 @@ interface _OutboxRow {
   attempts: number;
   /** This claim's token: the sender's result is recorded only while the row is still claimed under it. */
   claimToken: string;
+  /**
+   * The batch the row belongs to (`outbox/batch/<uuid>`, the batch request's idempotency key): it is sent
+   * only with that batch, whole. Null or absent: the row is sent alone, under its own key.
+   */
+  batchKey?: string | null;
 }
 
 /** An order's buyer confirmation or seller alert, claimed for sending. */
@@ -146,7 +154,13 @@ export function isStatusEmail(email: OutboxEmail): email is StatusOutboxEmail {
   return email.kind.startsWith("status_");
 }
 
-/** What a sender reports back for one claimed row, quoting the claim it sent under. */
+/**
+ * What a sender reports back for one claimed row, quoting the claim it sent under: sent (`providerId` null
+ * when the provider already had it under its key), failed (`maybeDelivered` when a request may have delivered
+ * it all the same), or released (never sent: the run's budget ended first, before its first request or
+ * after a 429; `attempts` counts those refused requests).
+ */
 export type EmailResult =
-  | { id: string; claimToken: string; attempts: number; providerId: string }
-  | { id: string; claimToken: string; attempts: number; error: string };
+  | { id: string; claimToken: string; attempts: number; providerId: string | null }
+  | { id: string; claimToken: string; attempts: number; error: string; maybeDelivered: boolean }
+  | { id: string; claimToken: string; released: true; attempts?: number };

@@ -1,32 +1,86 @@
 /**
  * One drain run, the single implementation behind the outbox-drain function (every minute from pg_cron on
- * Supabase) and `deno task outbox` (locally): cancel the orders nobody paid in time (their buyers'
- * cancelled e-mails sent at once), send what is due, report the dead rows, then purge expired idempotency
- * keys and rate-limit windows.
+ * Supabase) and `deno task outbox` (locally). The run has a budget (OUTBOX_DRAIN_BUDGET_MS): it cancels the
+ * orders nobody paid in time and sends their buyers' cancelled e-mails, reports the dead rows, purges expired
+ * idempotency keys and rate-limit windows, then sends what is due until the budget runs out, at the
+ * provider's pace; every request ends within one send's time-out after that (EMAIL_SEND_TIMEOUT_MS), so the
+ * run answers within budget + time-out. A job added to the run (the refunds) takes its work from the same
+ * {@linkcode RunBudget} and pace.
  */
+import type { Config } from "../config.ts";
 import type { PurgeCounts, PurgeExpiredGuards } from "../orders/order_guards.ts";
 import type { CancelUnpaidOrders } from "../orders/unpaid_orders.ts";
+import { createRunBudget, type RunBudget } from "../run_budget.ts";
 import type { DeadEmailReport } from "./email_outbox.ts";
-import {
-  type DrainOptions,
-  drainOutbox,
-  type OutboxSenderDeps,
-  sendClaimedEmails,
-  type SendSummary,
-} from "./outbox_sender.ts";
+import { addSummary, describeError } from "./email_results.ts";
+import { MAX_BATCH_MESSAGES } from "./mailer.ts";
+import type { OutboxSenderDeps } from "./outbox_sender.ts";
+import { type PacedSendDeps, sendPaced } from "./paced_sends.ts";
+import { type DrainSummary, emptyDrainSummary, type SendWork, sendWorkOf } from "./send_work.ts";
+import { createRequestPace } from "./request_pace.ts";
+
+export type { DrainSummary };
+
+/** What one run may spend, from the configuration. */
+export interface DrainLimits {
+  /** OUTBOX_DRAIN_BUDGET_MS: the run takes no work after this (default 40 s). */
+  budgetMs: number;
+  /** EMAIL_SEND_TIMEOUT_MS: the longest request to the provider (default 10 s). */
+  sendTimeoutMs: number;
+  /** The provider's rate limit (RESEND_REQUESTS_PER_SECOND with Resend; default: none). */
+  requestsPerSecond: number;
+}
+
+/** The defaults of {@linkcode DrainLimits}. */
+export const DEFAULT_DRAIN_LIMITS: DrainLimits = {
+  budgetMs: 40_000,
+  sendTimeoutMs: 10_000,
+  requestsPerSecond: Infinity,
+};
+
+/**
+ * The limits of the configuration: its budget and time-out, and Resend's rate when the run sends through
+ * Resend (`throughResend`); another mailer (local files, a test's) is not rate-limited.
+ */
+export function drainLimits(
+  config: Pick<Config, "outboxDrainBudgetMs" | "emailSendTimeoutMs" | "resend">,
+  throughResend: boolean,
+): DrainLimits {
+  return {
+    budgetMs: config.outboxDrainBudgetMs,
+    sendTimeoutMs: config.emailSendTimeoutMs,
+    requestsPerSecond: throughResend && config.resend ? config.resend.requestsPerSecond : Infinity,
+  };
+}
+
+/** What a drain needs besides its senders' parts: its limits, and the clock its budget runs on. */
+export interface DrainDeps extends OutboxSenderDeps {
+  limits?: Partial<DrainLimits>;
+  now?: () => number;
+}
 
 /** What a drain run needs: the senders' parts, the cancellation of unpaid orders and the purge. */
-export interface OutboxDrainDeps extends OutboxSenderDeps {
+export interface OutboxDrainDeps extends DrainDeps {
   cancelUnpaidOrders: CancelUnpaidOrders;
   purgeExpiredGuards: PurgeExpiredGuards;
+}
+
+/** Options of {@linkcode drainOutbox}: the two knobs of the request and the task, and the batch size. */
+export interface DrainOptions {
+  /** Rows per batch request (default and most 100). */
+  batchSize?: number;
+  /** Pending and failed rows are due this long after they were written or last tried (default 60 s). */
+  minAgeSeconds?: number;
+  /** A row the request path claimed and left `sending` this long is due again (default 300 s). */
+  staleAfterSeconds?: number;
 }
 
 /** What a drain run did. No address, no error text: the report is logged and kept by cron. */
 export interface DrainReport {
   /** The unpaid orders this run cancelled, or null when that step failed (logged; the next run tries again). */
   unpaidOrders: { cancelled: number; orderIds: string[] } | null;
-  /** Every e-mail sent by this run, the cancelled orders' included. */
-  emails: SendSummary;
+  /** Every e-mail this run claimed, sent, failed, superseded or handed back, the cancelled orders' included. */
+  emails: DrainSummary;
   /** Every dead row counted, the newest listed: they wait for a person, never for the next run. */
   deadEmails: DeadEmailReport;
   /** What the purge removed, or null when it failed (logged; the next run purges again). */
@@ -36,34 +90,49 @@ export interface DrainReport {
 /** How many dead rows a report lists. */
 export const DEAD_EMAILS_LISTED = 20;
 
-/**
- * Claims per run (each at most 100 rows and one provider batch): a run of a minute's cron stays well within
- * an Edge Function's wall-clock limit; a longer backlog is the next run's.
- */
-export const MAX_ROUNDS_PER_RUN = 20;
+/** A run's shared parts: its budget and pace, and the senders' parts built on them. */
+export interface DrainRun {
+  budget: RunBudget;
+  send: PacedSendDeps;
+}
+
+/** Starts a run now: its budget, and its pace towards the provider. */
+export function startDrainRun(deps: DrainDeps): DrainRun {
+  const limits = { ...DEFAULT_DRAIN_LIMITS, ...deps.limits };
+  const now = deps.now ?? Date.now;
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const log = deps.log ??
+    ((event) => console.log(JSON.stringify({ at: new Date().toISOString(), ...event })));
+  const budget = createRunBudget({ budgetMs: limits.budgetMs, sendTimeoutMs: limits.sendTimeoutMs, now });
+  const pace = createRequestPace({ perSecond: limits.requestsPerSecond, sleep, now });
+  return {
+    budget,
+    send: { mailer: deps.mailer, outbox: deps.outbox, render: deps.render, log, budget, pace },
+  };
+}
 
 /** Runs one drain; throws (an OrderError) only when the outbox itself cannot be reached. */
 export async function runOutboxDrain(
   deps: OutboxDrainDeps,
   options: DrainOptions = {},
 ): Promise<DrainReport> {
-  const log = deps.log ??
-    ((event) => console.log(JSON.stringify({ at: new Date().toISOString(), ...event })));
+  const run = startDrainRun(deps);
+  const { log } = run.send;
+  const emails = emptyDrainSummary();
   let unpaidOrders: DrainReport["unpaidOrders"] = null;
-  let cancelledEmails: SendSummary | null = null;
+  let cancelledEmails: SendWork[] = [];
   try {
-    const { cancelled, emails } = await deps.cancelUnpaidOrders();
+    const { cancelled, emails: claimed } = await deps.cancelUnpaidOrders();
     unpaidOrders = { cancelled: cancelled.length, orderIds: cancelled.map((order) => order.orderId) };
     if (cancelled.length > 0) log({ event: "orders.unpaid_cancelled", orderIds: unpaidOrders.orderIds });
-    cancelledEmails = await sendClaimedEmails(emails, deps);
+    cancelledEmails = sendWorkOf(claimed);
   } catch (error) {
-    log({
-      event: "orders.unpaid_cancel_failed",
-      error: error instanceof Error ? error.message : String(error),
-    });
+    log({ event: "orders.unpaid_cancel_failed", error: describeError(error) });
   }
-  const drained = await drainOutbox(deps, { maxRounds: MAX_ROUNDS_PER_RUN, ...options });
-  const emails = cancelledEmails ? _sum(cancelledEmails, drained) : drained;
+  if (cancelledEmails.length > 0) {
+    // the buyers of the orders just cancelled hear of it first, each e-mail alone under its own key
+    addSummary(emails, await sendPaced(() => Promise.resolve(cancelledEmails.splice(0)), run.send));
+  }
   const deadEmails = await deps.outbox.deadEmails(DEAD_EMAILS_LISTED);
   if (deadEmails.total > 0) {
     log({ event: "email.dead", total: deadEmails.total, outboxIds: deadEmails.emails.map((e) => e.id) });
@@ -72,17 +141,52 @@ export async function runOutboxDrain(
   try {
     purged = await deps.purgeExpiredGuards();
   } catch (error) {
-    log({ event: "housekeeping.failed", error: error instanceof Error ? error.message : String(error) });
+    log({ event: "housekeeping.failed", error: describeError(error) });
   }
+  addSummary(emails, await drainOutbox(deps, options, run));
+  log({ event: "email.drain_run", elapsedMs: run.budget.elapsedMs(), ...emails });
   return { unpaidOrders, emails, deadEmails, purged };
 }
 
-function _sum(a: SendSummary, b: SendSummary): SendSummary {
-  return {
-    claimed: a.claimed + b.claimed,
-    sent: a.sent + b.sent,
-    failed: a.failed + b.failed,
-    dead: a.dead + b.dead,
-    ignored: a.ignored + b.ignored,
-  };
+/**
+ * The recovery path: claims what is due, one request's worth at a time, and sends it at the provider's pace
+ * until the run's budget runs out or nothing is due. A row that no request may have delivered goes in a batch
+ * (one request for up to 100 rows, under the batch's key); a batch is only ever sent again whole, under its
+ * key; any other row that may have been delivered goes alone under its own key `order/<orderId>/<kind>`, the
+ * key of every earlier try: so whatever the provider already holds, it drops the copy.
+ */
+export async function drainOutbox(
+  deps: DrainDeps,
+  options: DrainOptions = {},
+  run: DrainRun = startDrainRun(deps),
+): Promise<DrainSummary> {
+  const superseded = { count: 0 };
+  const batchLimit = run.send.mailer.sendBatch
+    ? Math.min(Math.max(options.batchSize ?? MAX_BATCH_MESSAGES, 1), MAX_BATCH_MESSAGES)
+    : 0;
+  let claimFailed = false;
+  const summary = await sendPaced(async (aloneLimit) => {
+    if (claimFailed) return [];
+    try {
+      const claimed = await run.send.outbox.claimDue({
+        batchLimit,
+        aloneLimit: Math.max(1, Math.min(aloneLimit, options.batchSize ?? MAX_BATCH_MESSAGES)),
+        minAgeSeconds: options.minAgeSeconds ?? 60,
+        staleAfterSeconds: options.staleAfterSeconds ?? 300,
+        claimMs: run.budget.claimMs(),
+        runMs: Math.floor(run.budget.elapsedMs()),
+      });
+      if (claimed.superseded.length > 0) {
+        superseded.count += claimed.superseded.length;
+        run.send.log({ event: "email.superseded", emails: claimed.superseded });
+      }
+      return sendWorkOf(claimed.emails);
+    } catch (error) {
+      // the database is gone for now: what was claimed is still sent and recorded if it can be
+      claimFailed = true;
+      run.send.log({ event: "email.claim_failed", error: describeError(error) });
+      return [];
+    }
+  }, run.send);
+  return { ...summary, superseded: summary.superseded + superseded.count };
 }

@@ -1,8 +1,10 @@
 /**
  * What the e-mails say about payment, from the order's status: nothing says a payment was verified or
- * received unless the order is `paid`. A gateway order is awaiting its payment; a upi_direct order's
- * transfer is unconfirmed until the seller has checked it against the buyer's proof. A paid order says who
- * confirmed the payment: the gateway that reported it, or the seller who says they received it. Pure.
+ * received unless the order is `paid` (or has moved on from `paid`: processing, shipped and delivered come
+ * only after it). A gateway order is awaiting its payment; a upi_direct order's transfer is unconfirmed until
+ * the seller has checked it against the buyer's proof. A paid order says who confirmed the payment: the
+ * gateway that reported it, or the seller who says they received it. A cancelled order says so, and asks
+ * for nothing. Pure.
  */
 import type { OrderEmailData, StatusMover } from "./order_email.ts";
 
@@ -14,7 +16,8 @@ export function describePayment(
   reader: "buyer" | "seller",
 ): string[] {
   const via = _GATEWAY_NAMES[order.gatewayMethod ?? "card"];
-  if ((order.status ?? "payment_pending") === "paid") return _paid(order, via);
+  if (isPaidStatus(order.status)) return _paid(order, via);
+  if (order.status === "cancelled") return ["This order has been cancelled: no payment is due for it."];
   if (order.paymentMethod === "gateway") {
     return reader === "buyer" ? [`Awaiting payment through the payment gateway (${via}).`] : [
       `Awaiting payment through the payment gateway (${via}).`,
@@ -30,6 +33,11 @@ export function describePayment(
       "UPI direct transfer, not yet confirmed.",
       "Check the payment against the buyer's proof in your account before you ship.",
     ];
+}
+
+/** Whether an order with this status has been paid: `paid`, or a status only a paid order reaches. */
+export function isPaidStatus(status: OrderEmailData["status"]): boolean {
+  return status === "paid" || status === "processing" || status === "shipped" || status === "delivered";
 }
 
 /** A paid order's lines: who confirmed the payment, and how the buyer chose to pay when that is not implied. */

@@ -4,7 +4,14 @@
  */
 import type { DatabaseClient } from "../database_client.ts";
 import { internalError } from "../errors.ts";
-import type { ClaimOptions, DeadEmailReport, EmailOutbox, RecordedEmail } from "./email_outbox.ts";
+import type {
+  ClaimedEmails,
+  ClaimOptions,
+  DeadEmailReport,
+  EmailOutbox,
+  RecordedEmail,
+  SupersededEmail,
+} from "./email_outbox.ts";
 import { EMAIL_KINDS, type EmailKind, type EmailResult, type OutboxEmail } from "./order_email.ts";
 
 /** An EmailOutbox calling the outbox's SQL functions, giving up on a call after `timeoutMs`. */
@@ -25,17 +32,23 @@ export function supabaseEmailOutbox(client: DatabaseClient, timeoutMs = 10_000):
   }
 
   return {
-    async claimDue(options: ClaimOptions): Promise<OutboxEmail[]> {
+    async claimDue(options: ClaimOptions): Promise<ClaimedEmails> {
       const data = await call("claim_due_emails", (signal) =>
         client.rpc("claim_due_emails", {
-          p_limit: options.limit,
+          p_batch_limit: options.batchLimit,
+          p_alone_limit: options.aloneLimit,
           p_min_age_seconds: options.minAgeSeconds,
           p_stale_after_seconds: options.staleAfterSeconds,
-        }).abortSignal(signal));
-      if (!Array.isArray(data) || !data.every(_isOutboxEmail)) {
+          p_claim_ms: options.claimMs,
+          p_run_ms: options.runMs ?? 0,
+        }).abortSignal(signal)) as Partial<ClaimedEmails> | null;
+      if (
+        !Array.isArray(data?.emails) || !data.emails.every(_isOutboxEmail) ||
+        !Array.isArray(data.superseded) || !data.superseded.every(_isSupersededEmail)
+      ) {
         throw internalError(new Error("claim_due_emails returned no list of outbox messages"));
       }
-      return data;
+      return { emails: data.emails, superseded: data.superseded };
     },
     async recordResults(results: EmailResult[]): Promise<RecordedEmail[]> {
       if (results.length === 0) return [];
@@ -71,8 +84,14 @@ function _isOutboxEmail(value: unknown): value is OutboxEmail {
     typeof row.claimToken === "string" && typeof row.payload === "object" && row.payload !== null;
 }
 
+function _isSupersededEmail(value: unknown): value is SupersededEmail {
+  const row = value as Partial<SupersededEmail> | null;
+  return typeof row === "object" && row !== null && typeof row.id === "string" &&
+    typeof row.orderId === "string" && EMAIL_KINDS.includes(row.kind as EmailKind);
+}
+
 function _isRecordedEmail(value: unknown): value is RecordedEmail {
   const row = value as Partial<RecordedEmail> | null;
   return typeof row === "object" && row !== null && typeof row.id === "string" &&
-    (row.status === "sent" || row.status === "failed" || row.status === "dead");
+    ["sent", "failed", "dead", "pending"].includes(row.status as string);
 }

@@ -3,8 +3,10 @@
  * trimmed and NFC-normalised, and refused when it holds a control character or line break, a
  * bidirectional control or directional mark, a noncharacter or special (U+FDD0-U+FDEF, U+FFF0-U+FFFF), or
  * nothing visible. Buyer text then stays one plain line that cannot reorder what follows it or pass for
- * blank, so it can never imitate a section of our e-mails. The database applies the same rule to what
- * create_order is given (order_text_rule, 20261126000700_order_text_rule.sql). Pure.
+ * blank, so it can never imitate a section of our e-mails. Lengths count characters (code points), as the
+ * database's `length()` and openapi.json's `maxLength` do. The database applies the same rule to what
+ * create_order is given (order_text_rule: 20261126000700_order_text_rule.sql, its lengths from
+ * 20261126300000_text_lengths_in_characters.sql). Pure.
  */
 
 // C0 (with TAB, LF, CR), DEL and C1, and the two Unicode line and paragraph separators
@@ -25,15 +27,37 @@ const _INVISIBLE = /[\p{White_Space}\p{Default_Ignorable_Code_Point}\p{Cf}\p{M}\
 export type FreeTextResult<T = string> = { ok: true; text: T } | { ok: false; problem: string };
 
 /**
- * Applies the free-text rule to `raw` for a field of at most `maxLength` characters (UTF-16 code units,
- * counted after trimming and normalisation).
+ * How many characters `text` holds, counted as PostgreSQL's `length()` and JSON Schema's `maxLength` count
+ * them: code points, so that a character past U+FFFF (an emoji) is one, not JavaScript's two UTF-16 units.
+ */
+export function characterCount(text: string): number {
+  let count = text.length;
+  // each high surrogate followed by a low one is one character of two units
+  for (let i = 0; i < text.length - 1; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        count--;
+        i++;
+      }
+    }
+  }
+  return count;
+}
+
+/**
+ * Applies the free-text rule to `raw` for a field of at most `maxLength` characters (code points, as the
+ * database and openapi.json count them, counted after trimming and normalisation).
  */
 export function checkFreeText(raw: string, maxLength: number): FreeTextResult {
   const characters = _characterProblem(raw);
   if (characters) return { ok: false, problem: characters };
   const text = raw.trim().normalize("NFC");
   if (text.length === 0) return { ok: false, problem: "must not be empty" };
-  if (text.length > maxLength) return { ok: false, problem: `must be at most ${maxLength} characters` };
+  if (characterCount(text) > maxLength) {
+    return { ok: false, problem: `must be at most ${maxLength} characters` };
+  }
   if (text.replace(_INVISIBLE, "").length === 0) {
     return { ok: false, problem: "must contain a visible character" };
   }

@@ -40,8 +40,8 @@ export const HTTP_URL_PATTERN = "^[Hh][Tt][Tt][Pp][Ss]?://" +
 
 /**
  * The free-text rule as JSON Schema keywords, for a field of at most `max` characters: JSON Schema counts
- * code points of the value as sent, the function UTF-16 units once trimmed and NFC-normalised (the same
- * for text within U+FFFF without spaces around it).
+ * code points of the value as sent, the function code points too, once trimmed and NFC-normalised (the
+ * same for text in NFC without spaces around it).
  */
 export const freeTextKeywords = (max: number) => ({
   pattern: FREE_TEXT_PATTERN,

@@ -53,6 +53,12 @@ export interface PaymentOrders {
   ): Promise<KeptProviderOrder>;
 }
 
+/**
+ * The smallest amount Razorpay takes for an order: 100 of the currency's subunits (₹1.00); it refuses
+ * `POST /v1/orders` below it. A gateway order below it (a ₹0 item, say) cannot be paid.
+ */
+export const GATEWAY_MINIMUM_MINOR = 100;
+
 /** Whether the gateway may take a payment for the order now: a gateway order awaiting its payment. */
 export function isPayable(order: Pick<PaymentFacts, "status" | "paymentMethod">): boolean {
   return order.paymentMethod === "gateway" && order.status === "payment_pending";

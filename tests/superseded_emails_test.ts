@@ -1,0 +1,135 @@
+/**
+ * An e-mail never contradicts the order (contract, "Under concurrency, at scale, on a slow day"): the drain
+ * renders an order's e-mails from its rows as they are when it sends, and an e-mail that would ask someone to
+ * act on a state the order has left is marked `superseded` and never sent. Pins the two e-mails drained late
+ * in issue 17: a seller told "New order ... Do not ship before the gateway has reported the payment" for an
+ * order paid and cancelled since, and a buyer told "Awaiting payment" for an order they had paid. Through the
+ * local stack and the real Resend SDK against the fake Resend, on PGlite and PostgreSQL.
+ */
+import assert from "node:assert/strict";
+import { startFakeResend } from "../local/fake_resend.ts";
+import { createTestStore } from "./support/catalogue.ts";
+import { testDatabases } from "./support/databases.ts";
+import { startTestStack } from "./support/local_stack.ts";
+import { gatewayOrderBody } from "./support/order_request.ts";
+import { paymentCapturedEvent, postRazorpayEvent } from "./support/razorpay_events.ts";
+import { fakeSleep } from "./support/recording_outbox.ts";
+import { postStatusMove } from "./support/status_moves.ts";
+
+/** The buyer's order confirmation (not a status e-mail). */
+const isConfirmation = (d: { text: string }) => d.text.startsWith("Thank you for your order.");
+
+const ENV = { RESEND_API_KEY: "re_test", RATE_LIMIT_PER_IP: "0", RATE_LIMIT_PER_EMAIL: "0" };
+
+for (const { name, db } of await testDatabases()) {
+  const test = (title: string, fn: () => Promise<void>) =>
+    Deno.test({ name: `[${name}] ${title}`, sanitizeOps: false, sanitizeResources: false, fn });
+
+  /** The outbox rows of an order: kind and status. */
+  const rows = (orderId: string) =>
+    db.query<{ kind: string; status: string }>(
+      "select kind, status from public.email_outbox where order_id = $1 order by kind",
+      [orderId],
+    );
+
+  /** A gateway order whose request path could not send its two e-mails (refused: 422), paid by the gateway. */
+  const paidOrderWithUnsentEmails = async (fake: ReturnType<typeof startFakeResend>) => {
+    const store = await createTestStore(db);
+    const stack = await startTestStack({
+      db,
+      mailer: undefined, // Resend through its SDK, against the fake
+      sleep: fakeSleep().sleep,
+      env: { ...ENV, RESEND_BASE_URL: fake.url },
+    });
+    fake.script({ status: 422 }, { status: 422 });
+    const order = await (await stack.post(gatewayOrderBody(store, "card"))).json();
+    await stack.settled();
+    fake.script({ status: 422 }); // the buyer's `paid` e-mail, sent after the webhook's answer, fails too
+    const paid = await postRazorpayEvent(
+      stack,
+      paymentCapturedEvent({ orderId: order.orderId, amount: Math.round(order.finalAmount * 100) }),
+    );
+    assert.equal((await paid.json()).outcome, "paid");
+    await stack.settled();
+    assert.deepEqual(await rows(order.orderId), [
+      { kind: "buyer", status: "failed" },
+      { kind: "seller", status: "failed" },
+      { kind: "status_paid", status: "failed" },
+    ]);
+    return { store, stack, order };
+  };
+
+  const drain = (stack: { url: string; serviceKey: string }) =>
+    fetch(`${stack.url}/functions/v1/outbox-drain`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${stack.serviceKey}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ minAgeSeconds: 0 }),
+    }).then((res) => res.json());
+
+  test("POST outbox-drain marks the seller's new-order alert and the paid e-mail of an order since cancelled superseded, and sends the buyer's confirmation saying it is cancelled", async () => {
+    const fake = startFakeResend();
+    const { store, stack, order } = await paidOrderWithUnsentEmails(fake);
+    try {
+      const cancelled = await postStatusMove(stack, {
+        orderId: order.orderId,
+        status: "cancelled",
+        note: "Out of stock",
+      });
+      assert.equal(cancelled.status, 200, await cancelled.text());
+      await stack.settled(); // the buyer's cancelled e-mail goes on the request path
+
+      const report = await drain(stack);
+      assert.equal(report.emails.superseded, 2);
+      assert.deepEqual(await rows(order.orderId), [
+        { kind: "buyer", status: "sent" },
+        { kind: "seller", status: "superseded" },
+        { kind: "status_cancelled", status: "sent" },
+        { kind: "status_paid", status: "superseded" },
+      ]);
+      const ours = fake.delivered.filter((d) => d.subject.includes(order.orderNumber));
+      assert.deepEqual(ours.filter((d) => d.to === store.ownerEmail), [], "the seller was told nothing");
+      const confirmation = ours.filter(isConfirmation);
+      assert.equal(confirmation.length, 1);
+      assert.ok(confirmation[0].text.includes("This order has been cancelled: no payment is due for it."));
+      assert.ok(!confirmation[0].text.includes("Awaiting payment"));
+      assert.equal(ours.filter((d) => d.subject.startsWith("Payment received")).length, 0);
+
+      // superseded rows are kept and never claimed again
+      const again = await drain(stack);
+      assert.equal(again.emails.superseded, 0);
+      assert.equal(fake.delivered.filter((d) => d.subject.includes(order.orderNumber)).length, ours.length);
+    } finally {
+      await stack.close();
+      await fake.close();
+    }
+  });
+
+  test("POST outbox-drain sends the buyer's confirmation of an order paid since with its payment, never 'Awaiting payment'", async () => {
+    const fake = startFakeResend();
+    const { store, stack, order } = await paidOrderWithUnsentEmails(fake);
+    try {
+      const report = await drain(stack);
+      assert.equal(report.emails.superseded, 0);
+      assert.deepEqual(await rows(order.orderId), [
+        { kind: "buyer", status: "sent" },
+        { kind: "seller", status: "sent" },
+        { kind: "status_paid", status: "sent" },
+      ]);
+      const ours = fake.delivered.filter((d) => d.subject.includes(order.orderNumber));
+      const buyer = ours.find(isConfirmation)!;
+      assert.ok(
+        buyer.text.includes("Paid online through the payment gateway (card), confirmed by the gateway."),
+      );
+      assert.ok(!buyer.text.includes("Awaiting payment"), buyer.text);
+      const seller = ours.find((d) => d.to === store.ownerEmail)!;
+      assert.match(seller.subject, /, paid$/);
+      assert.ok(
+        !seller.text.includes("Do not ship before the gateway has reported the payment"),
+        seller.text,
+      );
+    } finally {
+      await stack.close();
+      await fake.close();
+    }
+  });
+}
