@@ -653,6 +653,7 @@ export type Database = {
           p_alone_limit: number
           p_batch_limit: number
           p_claim_ms: number
+          p_deadline?: string
           p_min_age_seconds: number
           p_run_ms: number
           p_stale_after_seconds: number
@@ -762,7 +763,10 @@ export type Database = {
         Args: { p_idempotency_hours?: number; p_rate_limit_hours?: number }
         Returns: Json
       }
-      record_email_results: { Args: { p_results: Json }; Returns: Json }
+      record_email_results: {
+        Args: { p_deadline?: string; p_results: Json }
+        Returns: Json
+      }
       schedule_outbox_drain: {
         Args: Record<PropertyKey, never>
         Returns: string
