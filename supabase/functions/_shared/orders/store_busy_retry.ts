@@ -11,7 +11,7 @@ import { isStoreBusy } from "./database_errors.ts";
 export const FIRST_PAUSE_MS = 20;
 
 /** The longest pause between two tries, in ms. */
-export const MAX_PAUSE_MS = 200;
+export const MAX_PAUSE_MS = 100;
 
 /** What the retry needs from outside: the deadline, and a clock, a sleep and a random source to fake. */
 export interface StoreBusyRetryOptions {
