@@ -40,7 +40,7 @@ export interface VerifyPaymentBody {
   razorpaySignature: string;
 }
 
-/** What the ledger decided about a payment (payment-webhook's table in the README). */
+/** What the ledger decided about a payment (payment-webhook's table in docs/integrate.md). */
 export type PaymentOutcome =
   | "paid"
   | "already_paid"

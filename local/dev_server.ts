@@ -50,7 +50,7 @@ async function _main(): Promise<void> {
       env,
       mailer,
       signingKey,
-      // the fake on the next port (54322 by default), so the README's curls can name it; locally a refund
+      // the fake on the next port (54322 by default), so the docs' curls can name it; locally a refund
       // is processed a few seconds after it is issued, as Razorpay's test mode does it
       fakeRazorpay: { port: fakePort ?? 0, settleRefundsAfterMs: 3_000 },
     });

@@ -5,7 +5,7 @@
  */
 const PAGE = await Deno.readTextFile(new URL("./tracking_page.html", import.meta.url));
 
-/** The address the page's source names until it is deployed: the README tells the reader to replace it. */
+/** The address the page's source names until it is deployed: docs/integrate.md tells the reader to replace it. */
 export const PLACEHOLDER_TRACK_ORDER_URL = "https://<project-ref>.supabase.co/functions/v1/track-order";
 
 /** The key the page's source names until it is deployed: start-payment and verify-payment take any project key. */

@@ -1,8 +1,8 @@
 /**
  * The security lints of Supabase's database advisor (github.com/supabase/splinter), restated as queries over
  * what the migrations make in `public`: the dashboard's Security Advisor would flag any row these find. The
- * numbers are splinter's. Its INFO lints are left out on purpose (README, "Database": rls_enabled_no_policy
- * is the design of the private tables).
+ * numbers are splinter's. Its INFO lints are left out on purpose (docs/develop.md, "The database":
+ * rls_enabled_no_policy is the design of the private tables).
  */
 import assert from "node:assert/strict";
 import type { SqlSession } from "../local/sql_database.ts";

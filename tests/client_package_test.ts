@@ -16,7 +16,7 @@ const VERSIONS = JSON.parse(await Deno.readTextFile(new URL("../deno.json", impo
 const _pinned = (name: string) => `${name}@${VERSIONS[name].split("@").pop()}`;
 
 // Node 20 has no WebSocket of its own, which supabase-js's Realtime client wants even for functions: it
-// gets `ws`, as the README says
+// gets `ws`, as docs/integrate.md says
 const PLACE_ORDER = `
 import { createClient } from "@supabase/supabase-js";
 import { createOrder, ERROR_CODES } from "create-order-client";
@@ -95,7 +95,7 @@ Deno.test({
     const stack = await startTestStack({ db });
     try {
       await _ok("npm", ["init", "-y"], { cwd: project });
-      // exactly what the README says: the path of client/, relative to the project
+      // exactly what docs/integrate.md says: the path of client/, relative to the project
       await _ok("npm", [
         "install",
         relative(project, CLIENT_DIR),

@@ -267,7 +267,7 @@ test("createOrder() calls an answer that is not the function's JSON UNEXPECTED_R
   }
 });
 
-// the README's "With supabase-js alone": what the client reads for you
+// docs/integrate.md's "With supabase-js alone": what the client reads for you
 test("supabase-js alone reports a failure as data null and a FunctionsHttpError whose context is the answer, readable once", async () => {
   const store = await createTestStore(db);
   await _withStack({}, async (url, anonKey) => {

@@ -94,7 +94,7 @@ Deno.test({
   },
 });
 
-// the README's note on PGlite: a double click tried against `deno task dev` sees replays, never the 409
+// docs/develop.md's note on PGlite (The local loop): a double click tried against `deno task dev` sees replays, never the 409
 Deno.test({
   name:
     "[pglite] POST create-order answers 20 concurrent requests with one Idempotency-Key 200, one order and 19 replays: PGlite serialises them",

@@ -50,6 +50,10 @@ Deno.test("README.md, RELIABILITY.md, BENCHMARKS.md and docs/*.md link only to f
   }
   assert.deepEqual(broken, []);
   assert.ok(checked > 10, `only ${checked} links found: the reader is broken`);
+  const read = await documents();
+  for (const page of ["docs/integrate.md", "docs/deploy.md", "docs/operate.md", "docs/develop.md"]) {
+    assert.ok(read.includes(page), `${page} is read`);
+  }
 });
 
 Deno.test("headingAnchors() makes GitHub's anchors, numbering repeats", () => {

@@ -33,9 +33,9 @@ Deno.test("supabase/functions/.env.example names every variable _shared/config.t
   assert.ok(read.includes("LEGACY_API_KEYS"));
 });
 
-Deno.test("README's Configuration table names every variable _shared/config.ts and project_keys.ts read, and none they do not", async () => {
-  const readme = await Deno.readTextFile(new URL("README.md", ROOT));
-  const table = /^### Configuration$([\s\S]*?)^### /m.exec(readme)?.[1] ?? "";
+Deno.test("docs/deploy.md's Configuration table names every variable _shared/config.ts and project_keys.ts read, and none they do not", async () => {
+  const deploy = await Deno.readTextFile(new URL("docs/deploy.md", ROOT));
+  const table = /^## Configuration$([\s\S]*?)^## /m.exec(deploy)?.[1] ?? "";
   const rows = table.split("\n").filter((line) => line.startsWith("| `"));
   const named = new Set(
     rows.flatMap((row) => [...row.split("|")[1].matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1])),
@@ -51,15 +51,16 @@ Deno.test("README's Configuration table names every variable _shared/config.ts a
   );
 });
 
-Deno.test("README's Deploy step for the functions' secrets names only variables the functions read", async () => {
-  const readme = await Deno.readTextFile(new URL("README.md", ROOT));
-  const step = /^6\. \*\*Secrets of the functions\.\*\*([\s\S]*?)^7\. /m.exec(readme)?.[1] ?? "";
+Deno.test("docs/deploy.md's checklist step for the functions' secrets names every variable the functions read, and none they do not", async () => {
+  const deploy = await Deno.readTextFile(new URL("docs/deploy.md", ROOT));
+  const step = /^6\. \*\*Secrets of the functions\.\*\*([\s\S]*?)^7\. /m.exec(deploy)?.[1] ?? "";
   // every code span in capitals but the prefix `SUPABASE_` and the answer code `BOOT_ERROR`
   const named = [...new Set([...step.matchAll(/`([A-Z][A-Z0-9_]{2,}[A-Z0-9])`/g)].map((match) => match[1]))]
     .filter((name) => name !== "BOOT_ERROR");
   assert.ok(named.length >= 15, `${named.length} variables named`);
   const read = await variablesReadByConfig();
   assert.deepEqual(named.filter((name) => !read.includes(name)), [], "named but read by nothing");
+  assert.deepEqual(read.filter((name) => !named.includes(name)), [], "read but not named");
 });
 
 async function gitIgnores(path: string): Promise<boolean> {

@@ -1,5 +1,5 @@
 /**
- * A migration that has landed on main is never edited (README, "Migrations"): a database that applied it
+ * A migration that has landed on main is never edited (docs/develop.md, "The database"): a database that applied it
  * never applies it again, so an edit reaches new databases only and leaves every deployed one behind. The
  * rule of what "landed" and "its landed version" mean, read from git, is in support/migration_history.ts.
  *
@@ -48,7 +48,7 @@ const REVIEWED_EDITS: Record<string, { landed: string; accepted: string; why: st
     accepted: "ecbe2b333f2fd2542ff99f1b18af770ea88a9f7d",
     why: "deleted: 20261123000650_create_order_checks.sql replaced it (and later migrations its " +
       "create_order); a database that applied it keeps version 20261123000600 in its migration history, " +
-      "which Supabase's CLI reports as missing locally (README, decisions: migration repair)",
+      "which Supabase's CLI reports as missing locally (docs/develop.md, decisions: migration repair)",
   },
   "20261123000700_outbox_drain_schedule.sql": {
     landed: "3e9b3f046f829f4fc7692f4255b917058e418002",

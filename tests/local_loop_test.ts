@@ -1,5 +1,5 @@
 /**
- * The local loop as the README tells it, with real processes in a fresh directory and a fresh shell's
+ * The local loop as the README and docs/develop.md tell it, with real processes in a fresh directory and a fresh shell's
  * environment: `deno task dev` prints its rate limits and takes the README's curl again and again;
  * `deno task outbox` reaches it with no URL or key; `deno task orders` says what to do while dev holds
  * .local/db/, and lists the orders once dev has stopped.

@@ -2,7 +2,7 @@
  * No deadlock in any mix (contract, "Under concurrency, at scale, on a slow day"): the database's writers
  * run at once on 16 sessions of a real PostgreSQL for 22 s, weighted as a busy store runs them, over
  * stock-tracked products with unpaid orders old enough for cancel_unpaid_orders to cancel and restock
- * throughout. Every writer takes its locks in the one global order (README, "The database"), so no
+ * throughout. Every writer takes its locks in the one global order (docs/develop.md, "The database"), so no
  * transaction fails with a deadlock or a serialization failure; the stock and the numbering come out
  * exact. PostgreSQL only: PGlite runs one transaction at a time.
  */

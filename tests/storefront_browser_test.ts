@@ -6,7 +6,7 @@
  * that gained options, or was withdrawn, after the page loaded is read again and the buyer picks an option
  * or removes it; a buyer past the per-e-mail limit is told how long to wait; an address whose store is no
  * store says the shop is not taking orders. Each outcome is photographed into .local/screenshots/, or into
- * docs/ (the README's pictures) with UPDATE_SCREENSHOTS=1 (tests/support/browser.ts), so that a run of the
+ * docs/ (the pictures of the README and docs/integrate.md) with UPDATE_SCREENSHOTS=1 (tests/support/browser.ts), so that a run of the
  * suite leaves the checkout unchanged. Skipped with a notice where Chromium is not installed.
  */
 import assert from "node:assert/strict";
@@ -63,7 +63,7 @@ const WINDOW_SECONDS = 900;
 
 Deno.test({
   name:
-    "[pglite] the example storefront in headless Chromium places orders with the cart frozen meanwhile, and shows each outcome as the README's table says",
+    "[pglite] the example storefront in headless Chromium places orders with the cart frozen meanwhile, and shows each outcome as docs/integrate.md's table says",
   ignore: !chromium,
   sanitizeOps: false,
   sanitizeResources: false,

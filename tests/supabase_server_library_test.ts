@@ -1,6 +1,6 @@
 /**
  * Why the functions check keys and read the signed-in buyer's claims themselves rather than through
- * Supabase's `@supabase/server` (README, Decisions): each test runs the library, as pinned in deno.json, on
+ * Supabase's `@supabase/server` (docs/develop.md, Decisions): each test runs the library, as pinned in deno.json, on
  * a request the contract's Authentication section accepts or answers otherwise, and asserts what the
  * library does with it. When a new version of the library passes a case, its test fails: time to look again
  * at adopting it for that case.

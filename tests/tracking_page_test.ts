@@ -18,14 +18,14 @@ import { postStatusMove } from "./support/status_moves.ts";
 
 const ROOT = new URL("../", import.meta.url);
 
-Deno.test("README names the order page's file and the two values a deployment replaces in it", async () => {
-  const readme = await Deno.readTextFile(new URL("README.md", ROOT));
+Deno.test("docs/integrate.md names the order page's file and the two values a deployment replaces in it", async () => {
+  const integrate = await Deno.readTextFile(new URL("docs/integrate.md", ROOT));
   const page = await Deno.readTextFile(new URL("local/tracking_page.html", ROOT));
-  const section = readme.slice(
-    readme.indexOf("### Guest tracking: track-order"),
-    readme.indexOf("## Deploy"),
-  );
-  assert.ok(section.includes("[`local/tracking_page.html`](local/tracking_page.html)"));
+  const start = integrate.indexOf("\n## Guest tracking: track-order\n");
+  assert.ok(start >= 0, "docs/integrate.md has its Guest tracking section");
+  const end = integrate.indexOf("\n## ", start + 1);
+  const section = integrate.slice(start, end < 0 ? undefined : end);
+  assert.ok(section.includes("[`local/tracking_page.html`](../local/tracking_page.html)"));
   for (
     const [name, placeholder] of [["TRACK_ORDER_URL", PLACEHOLDER_TRACK_ORDER_URL], [
       "PUBLIC_KEY",

@@ -109,7 +109,7 @@ for (const { name, db } of await testDatabases()) {
   testOpened(
     "POST verify-payment then the webhooks of the same payment make one decision: the webhook's events are already_paid, one paid e-mail",
     async ({ stack, orderId, started }) => {
-      // as the README's Checkout snippet opens it: the order's id in the payment's notes
+      // as docs/integrate.md's Checkout snippet opens it: the order's id in the payment's notes
       const answer = await stack.razorpay!.pay(started.providerOrderId, { notes: { orderId } });
       const body = verifyBody(orderId, answer);
       assert.equal((await (await postFunction(stack, "verify-payment", body)).json()).outcome, "paid");

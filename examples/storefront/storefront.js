@@ -1,5 +1,5 @@
 // The example checkout: the catalogue read with supabase-js under RLS (the anon key sees active products
-// only), a cart, the order placed with the typed client, each outcome shown as the README's table says,
+// only), a cart, the order placed with the typed client, each outcome shown as docs/integrate.md's table says,
 // and a gateway order paid through Razorpay Checkout (start-payment, Checkout, verify-payment). Plain
 // JavaScript for the browser: no build step.
 import { createClient } from "@supabase/supabase-js";

@@ -7,7 +7,7 @@
 import { hmacSha256Hex } from "../../supabase/functions/_shared/payments/webhook_signature.ts";
 import { newId, unixNow } from "./entities.ts";
 
-/** The events a store subscribes to (README, "Set it up"): what the fake sends unless told otherwise. */
+/** The events a store subscribes to (docs/deploy.md, "Razorpay: test mode, then live"): what the fake sends unless told otherwise. */
 export const SUBSCRIBED_EVENTS = ["payment.captured", "order.paid", "refund.processed", "refund.failed"];
 
 /** One delivery: the event, its id, and the status the webhook answered (0: no answer, null: held). */

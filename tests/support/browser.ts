@@ -2,7 +2,7 @@
  * Headless Chromium for the page tests, driven by puppeteer-core: whether it is installed (`CHROMIUM`,
  * default /usr/bin/chromium, and the flags it runs with are chromium.ts's; the tests are skipped with a
  * notice where it is not), a browser with a throwaway profile that reaches nothing but loopback, and where
- * screenshots go: docs/ (the README's pictures) with UPDATE_SCREENSHOTS=1, else .local/screenshots/, so that
+ * screenshots go: docs/ (the pictures of the README and docs/integrate.md) with UPDATE_SCREENSHOTS=1, else .local/screenshots/, so that
  * a run of the suite changes no file.
  */
 import puppeteer, { type Page } from "puppeteer-core";

@@ -30,7 +30,7 @@ export interface OrderFailed<C extends CreateOrderErrorCode | ClientErrorCode> {
     /** The HTTP status; 0 for NETWORK_ERROR. */
     status: number;
     code: C;
-    /** For developers and logs, not for buyers: see the README's table for what to show. */
+    /** For developers and logs, not for buyers: see docs/integrate.md's table for what to show. */
     message: string;
     details: ErrorDetails<C>;
     /** Seconds to wait, from Retry-After (RATE_LIMITED); null without one. */

@@ -37,7 +37,7 @@ export interface VerifyPaymentBody {
     /** response.razorpay_signature */
     razorpaySignature: string;
 }
-/** What the ledger decided about a payment (payment-webhook's table in the README). */
+/** What the ledger decided about a payment (payment-webhook's table in docs/integrate.md). */
 export type PaymentOutcome = "paid" | "already_paid" | "already_recorded" | "duplicate_payment" | "order_cancelled" | "method_mismatch" | "amount_mismatch" | "currency_mismatch" | "not_payable" | "order_not_found";
 /** verify-payment's 200: the payment was decided; `status` is the order's now (`paid` when it paid it). */
 export interface VerifiedPayment {
