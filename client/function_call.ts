@@ -71,10 +71,10 @@ export async function callFunction<T>(
   }
   const errorName = (error as { name?: unknown }).name;
   const context = (error as { context?: unknown }).context;
-  if (errorName === "FunctionsHttpError" && context instanceof Response) {
+  if (errorName === "FunctionsHttpError" && isResponseLike(context)) {
     return await _httpFailure(context, options.knownCodes);
   }
-  if (errorName === "FunctionsRelayError" && context instanceof Response) {
+  if (errorName === "FunctionsRelayError" && isResponseLike(context)) {
     return _failure(
       "UNEXPECTED_RESPONSE",
       context.status,
@@ -83,6 +83,24 @@ export async function callFunction<T>(
     );
   }
   return _failure("NETWORK_ERROR", 0, _messageOf((context as Error | undefined) ?? error), null);
+}
+
+/**
+ * Whether `value` is an HTTP answer, judged by its shape (a numeric status, headers with `get`, `text` and
+ * `json`) rather than its class: supabase-js hands back whatever its `fetch` made, and another fetch
+ * (undici's, a polyfill's, `createClient(url, key, { global: { fetch } })`) makes a Response of another
+ * class than this realm's `Response`.
+ */
+export function isResponseLike(value: unknown): value is Response {
+  if (typeof value !== "object" || value === null) return false;
+  const candidate = value as {
+    status?: unknown;
+    headers?: { get?: unknown } | null;
+    text?: unknown;
+    json?: unknown;
+  };
+  return typeof candidate.status === "number" && typeof candidate.headers?.get === "function" &&
+    typeof candidate.text === "function" && typeof candidate.json === "function";
 }
 
 async function _httpFailure(response: Response, knownCodes: ReadonlySet<string>): Promise<CallFailure> {

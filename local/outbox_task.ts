@@ -1,7 +1,9 @@
 /**
  * `deno task outbox`: one run of the outbox drain (`runOutboxDrain`, the same code the outbox-drain function
  * runs on Supabase): cancels the orders nobody paid in time (UNPAID_GATEWAY_ORDER_MINUTES,
- * UNPAID_UPI_DIRECT_ORDER_HOURS) and sends their buyers' cancelled e-mails; reports dead rows; removes
+ * UNPAID_UPI_DIRECT_ORDER_HOURS) and sends their buyers' cancelled e-mails; issues the refunds that are due
+ * through Razorpay (the local stack's fake unless RAZORPAY_API_URL is set) and sends the buyers' refund
+ * e-mails; reports dead rows and failed refunds; removes
  * idempotency keys older than 7 days and rate-limit windows older than 2 days; then, within the run's budget
  * (OUTBOX_DRAIN_BUDGET_MS), sends every e-mail the request path did not (pending or failed rows at least a
  * minute old, claims whose run ended, and claims left `sending` by a request whose sender died), through
@@ -23,6 +25,8 @@ import { createResendMailer } from "../supabase/functions/_shared/email/resend_m
 import { supabaseEmailOutbox } from "../supabase/functions/_shared/email/supabase_email_outbox.ts";
 import { supabasePurgeExpiredGuards } from "../supabase/functions/_shared/orders/order_guards.ts";
 import { supabaseCancelUnpaidOrders } from "../supabase/functions/_shared/orders/unpaid_orders.ts";
+import { configuredProvider } from "../supabase/functions/_shared/payments/configured_provider.ts";
+import { supabaseRefunds } from "../supabase/functions/_shared/payments/supabase_refunds.ts";
 import { createFileMailer } from "./file_mailer.ts";
 import { parsePort } from "./dev_startup.ts";
 import { serviceKeyRefusal } from "./service_key_check.ts";
@@ -114,6 +118,10 @@ export async function runOutboxTask(
     outbox: supabaseEmailOutbox(client, config.databaseTimeoutMs),
     cancelUnpaidOrders: supabaseCancelUnpaidOrders(client, config.unpaidOrders, config.databaseTimeoutMs),
     purgeExpiredGuards: supabasePurgeExpiredGuards(client, config.databaseTimeoutMs),
+    refunds: {
+      store: supabaseRefunds(client, { timeoutMs: config.databaseTimeoutMs }),
+      provider: configuredProvider(config),
+    },
     render: {
       from: config.emailFrom,
       trackingUrlTemplate: config.trackingUrlTemplate,
@@ -141,6 +149,19 @@ export function describeDrainReport(report: DrainReport): string[] {
       ? [
         `outbox: ${count(report.deadEmails.total, "dead e-mail", "dead e-mails")}, never retried ` +
         "automatically: npx -y deno@2.9.6 task orders lists them",
+      ]
+      : []),
+    report.refunds
+      ? `refunds: issued ${report.refunds.issued} (adopted ${report.refunds.adopted}), failed ` +
+        `${report.refunds.failed}, released ${report.refunds.released}`
+      : "refunds: none issued (no Razorpay keys)",
+    ...(report.failedRefunds.length > 0
+      ? [
+        `refunds: ${
+          count(report.failedRefunds.length, "failed refund waits", "failed refunds wait")
+        } for a person (docs/operate.md, "Refunds"): ${
+          report.failedRefunds.map((r) => r.refundId).join(", ")
+        }`,
       ]
       : []),
     report.purged

@@ -177,7 +177,8 @@ export const FUNCTIONS: FunctionDescription[] = [
     summary: "Move an order through its lifecycle",
     description: "The seller's back office: one move of one order (the same status again is a no-op), " +
       "recorded in its history, the buyer e-mailed at paid, shipped, delivered and cancelled. Service-role " +
-      "or secret key only. Name the order by `orderId`, or by `storeId` and `orderNumber`.",
+      "or secret key only. Name the order by `orderId`, or by `storeId` and `orderNumber`. Cancelling a " +
+      "paid order makes its money due back: the answer's `refund` is the refund created.",
     access: "service",
     parameters: [],
     request: { schema: "StatusMoveRequest", required: true },
@@ -198,8 +199,9 @@ export const FUNCTIONS: FunctionDescription[] = [
     summary: "Receive Razorpay's payment events",
     description: "No key: the request is authentic when X-Razorpay-Signature is the hex HMAC-SHA256 of the " +
       "raw body with the webhook secret. `payment.captured` and `order.paid` confirm a payment of the order " +
-      "in the payment's `notes.orderId`; other events are acknowledged and ignored. A repeated event id " +
-      "answers what the first decided.",
+      "in the payment's `notes.orderId` (else the order whose Razorpay order it paid); `refund.processed` " +
+      "and `refund.failed` settle one of our refunds; other events are acknowledged and ignored. A repeated " +
+      "event id answers what the first decided.",
     access: "none",
     parameters: [
       {
@@ -218,8 +220,9 @@ export const FUNCTIONS: FunctionDescription[] = [
       },
     ],
     request: { schema: "RazorpayEvent", required: true },
-    success: ["WebhookConfirmationResponse", "WebhookIgnoredResponse"],
-    successDescription: "The event was recorded (or ignored); `outcome` says what it did to the order.",
+    success: ["WebhookConfirmationResponse", "WebhookRefundResponse", "WebhookIgnoredResponse"],
+    successDescription: "The event was recorded (or ignored); `outcome` says what it did to the order, " +
+      "`refundStatus` what it did to a refund.",
     errors: [..._BODY_ERRORS, "UNAUTHORIZED"],
     errorWhen: {
       ..._BODY_WHEN,
@@ -264,8 +267,10 @@ export const FUNCTIONS: FunctionDescription[] = [
     method: "post",
     operationId: "drainOutbox",
     summary: "Send the e-mails that are due",
-    description: "One drain run, for pg_cron every minute: cancels the orders nobody paid in time, reports " +
-      "dead e-mails, purges expired idempotency keys and rate-limit windows, then sends what is due until " +
+    description: "One drain run, for pg_cron every minute: cancels the orders nobody paid in time, issues " +
+      "the refunds that are due through Razorpay (adopting one Razorpay holds under the refund's receipt " +
+      "before creating one), reports dead e-mails and failed refunds, purges expired idempotency keys and " +
+      "rate-limit windows, then sends what is due until " +
       "its budget (OUTBOX_DRAIN_BUDGET_MS, default 40 s) runs out, answering within that budget plus one " +
       "send's time-out (EMAIL_SEND_TIMEOUT_MS, default 10 s). Service-role or secret key only. An empty body " +
       "is the defaults.",

@@ -23,6 +23,7 @@ import {
   VerifyPaymentResponse,
   WebhookConfirmationResponse,
   WebhookIgnoredResponse,
+  WebhookRefundResponse,
 } from "./response_schemas.ts";
 import { type FunctionDescription, FUNCTIONS } from "./function_descriptions.ts";
 import { errorResponses, header, HEADERS, links } from "./operation_responses.ts";
@@ -47,6 +48,7 @@ function _componentSchemas(): Record<string, Json> {
     ["RazorpayEvent", RazorpayEventSchema],
     ["WebhookIgnoredResponse", WebhookIgnoredResponse],
     ["WebhookConfirmationResponse", WebhookConfirmationResponse],
+    ["WebhookRefundResponse", WebhookRefundResponse],
     ["TrackOrderResponse", TrackOrderResponse],
     ["DrainRequest", DrainRequestSchema],
     ["DrainResponse", DrainResponse],
@@ -63,7 +65,25 @@ function _componentSchemas(): Record<string, Json> {
     io: "input",
     uri: (id) => `#/components/schemas/${id}`,
   });
-  return Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, _tidy(schema) as Json]));
+  return Object.fromEntries(
+    Object.entries(schemas).map(([name, schema]) => [name, _sayOpen(_tidy(schema)) as Json]),
+  );
+}
+
+/**
+ * Writes out `additionalProperties: true` where a schema with `properties` says nothing of other
+ * properties, which is what JSON Schema means by that silence: Razorpay's event (it carries far more than
+ * the webhook reads, which ignores the rest) and the `if`/`then` and `oneOf` parts of a rule between
+ * fields, whose object's own `additionalProperties: false` still decides. Linters that read the silence as
+ * `false` (Redocly's example check, by default) then judge the examples as Ajv and the functions do.
+ */
+function _sayOpen(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(_sayOpen);
+  if (value === null || typeof value !== "object") return value;
+  const schema = Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, _sayOpen(inner)]));
+  const silent = "properties" in schema && !("additionalProperties" in schema) &&
+    !("unevaluatedProperties" in schema);
+  return silent ? { ...schema, additionalProperties: true } : schema;
 }
 
 /**

@@ -165,6 +165,18 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
         summary: "Moved to shipped; delivered is the one move left",
         value: { success: true, ...SHIPPED_ORDER, status: "shipped", allowed: ["delivered"], changed: true },
       },
+      cancelledPaid: {
+        summary:
+          "A paid order cancelled: its payment goes back through Razorpay, issued by the next drain run",
+        value: {
+          success: true,
+          ...SHIPPED_ORDER,
+          status: "cancelled",
+          allowed: [],
+          changed: true,
+          refund: { amount: 1016.94, status: "pending" },
+        },
+      },
     },
     errors: { UNAUTHORIZED: _SERVICE_KEY_REQUIRED },
   },
@@ -201,6 +213,16 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
           orderStatus: "paid",
           refundDue: false,
           replayed: false,
+        },
+      },
+      refundProcessed: {
+        summary: "refund.processed of a refund the drain issued: the bank has it",
+        value: {
+          received: true,
+          refundId: "019ad2c4-5e6f-7a1b-8c2d-3e4f5a6b7c8d",
+          orderId: EXAMPLE_IDS.order,
+          refundStatus: "processed",
+          changed: true,
         },
       },
       ignored: {
@@ -284,11 +306,13 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
     },
     success: {
       run: {
-        summary: "Two e-mails sent, one unpaid order cancelled, nothing dead",
+        summary: "One unpaid order cancelled, one refund issued, three e-mails sent, nothing dead or failed",
         value: {
           unpaidOrders: { cancelled: 1, orderIds: ["0196f1c2-7b00-7c3d-8e5f-0a1b2c3d4e60"] },
-          emails: { claimed: 2, sent: 2, failed: 0, dead: 0, ignored: 0 },
+          emails: { claimed: 3, sent: 3, failed: 0, dead: 0, ignored: 0, superseded: 0, released: 0 },
           deadEmails: { total: 0, emails: [] },
+          refunds: { issued: 1, adopted: 0, failed: 0, released: 0 },
+          failedRefunds: [],
           purged: { idempotencyKeys: 3, rateLimitWindows: 5 },
         },
       },

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { EMAIL_KINDS } from "../supabase/functions/_shared/email/order_email.ts";
 import { ORDER_STATUSES } from "../supabase/functions/_shared/orders/order_status.ts";
 import { PAYMENT_OUTCOMES } from "../supabase/functions/_shared/payments/payment_confirmation.ts";
+import { REFUND_STATUSES } from "../supabase/functions/_shared/payments/refunds.ts";
 
 /** A UUID as the functions answer it (lower case). */
 export const Uuid = z.guid();
@@ -41,6 +42,15 @@ export const StatusMoveResponse = z.strictObject({
   status: OrderStatus,
   allowed: z.array(OrderStatus).meta({ description: "the moves allowed from the new status" }),
   changed: z.boolean().meta({ description: "false when the order already had this status (no-op)" }),
+  refund: z.strictObject({
+    amount: Amount.meta({ description: "what goes back to the buyer, in the store's currency" }),
+    status: z.enum(["pending", "manual"]).meta({
+      description: "`pending`: the outbox drain's run refunds it through Razorpay; `manual`: a upi_direct " +
+        "payment the seller had confirmed, which the store returns itself",
+    }),
+  }).optional().meta({
+    description: "present when this cancellation made money due back: the refund it created",
+  }),
 });
 
 /** payment-webhook's 200 for an event that confirms nothing. */
@@ -57,6 +67,15 @@ export const WebhookConfirmationResponse = z.strictObject({
   orderStatus: OrderStatus.nullable(),
   refundDue: z.boolean().meta({ description: "the money must go back to the buyer" }),
   replayed: z.boolean().meta({ description: "this event was received before; the first decision stands" }),
+});
+
+/** payment-webhook's 200 for a refund event of one of our refunds. */
+export const WebhookRefundResponse = z.strictObject({
+  received: z.literal(true),
+  refundId: Uuid.meta({ description: "our refund (refunds.id), the receipt Razorpay echoes" }),
+  orderId: Uuid,
+  refundStatus: z.enum(REFUND_STATUSES).meta({ description: "the refund's status now" }),
+  changed: z.boolean().meta({ description: "false for a replayed or stale event: nothing changed" }),
 });
 
 /** start-payment's 200: what Razorpay Checkout opens with. No buyer data. */
@@ -154,5 +173,17 @@ export const DrainResponse = z.strictObject({
       lastTriedAt: z.string(),
     })),
   }),
+  /** what the run did to refunds; null when it issues none (no Razorpay keys configured) */
+  refunds: z.strictObject({
+    /** refunds Razorpay now holds: created by this run, or adopted (found under our receipt) */
+    issued: _Count,
+    adopted: _Count,
+    /** attempts that failed, each retried by a later run until the tenth */
+    failed: _Count,
+    /** claimed and handed back untried: the budget ended first, or Razorpay failed three times in a row */
+    released: _Count,
+  }).nullable(),
+  /** the refunds that failed (10 attempts, or Razorpay's refund.failed), the newest 20: for a person */
+  failedRefunds: z.array(z.strictObject({ refundId: Uuid, orderId: Uuid })),
   purged: z.strictObject({ idempotencyKeys: _Count, rateLimitWindows: _Count }).nullable(),
 });

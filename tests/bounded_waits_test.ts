@@ -198,6 +198,32 @@ test("cancel_unpaid_orders()'s transaction is gone within 500 ms of its deadline
   assert.deepEqual(await stockOf(db, { productId: store.products[0].id }), [98]);
 });
 
+test("record_refund_event()'s transaction is gone within 500 ms of its deadline while another session holds the refund's row, for every event queued behind it", async (db) => {
+  const store = await createTestStore(db);
+  const { response } = await callCreateOrder(db, createOrderPayload(store));
+  const paymentId = `pay_refund_wait_${response.orderId}`;
+  const [{ refundId }] = await db.asRole("service_role", (s) =>
+    s.query<{ refundId: string }>(
+      "select public.confirm_payment($1, 100, 'INR', 'razorpay', $2, $3) #>> '{refund,refundId}' as \"refundId\"",
+      [response.orderId, paymentId, `evt_${paymentId}`],
+    ));
+  const waits = await queueBehind(
+    db,
+    // what the drain's record of a result takes
+    { statement: "select 1 from public.refunds where id = $1 for update", params: [refundId] },
+    [2_000, 3_000],
+    (deadline, i) => ({
+      sql: "select public.record_refund_event('razorpay', $1, $2, $3, 'processed', $4)",
+      params: [paymentId, `rfnd_wait_${i}`, refundId, deadline],
+    }),
+  );
+  assertGoneByDeadline(waits);
+  const [{ status }] = await db.query<{ status: string }>("select status from public.refunds where id = $1", [
+    refundId,
+  ]);
+  assert.equal(status, "pending");
+});
+
 test("create_order() of another store sharing the IP and the e-mail rate-limit buckets commits while an order stuck behind a held counter row still waits", async (db) => {
   const limits = { ipLimit: 100, ipWindowSeconds: 3600, emailLimit: 100, emailWindowSeconds: 3600 };
   const shared = {

@@ -1,9 +1,10 @@
 /**
  * The client as an npm package (`client/package.json`): a fresh `npm init -y` project installs it by path
  * (`npm i ../client`) with supabase-js from the registry, type-checks an import of it with TypeScript's
- * Node resolution (`nodenext`), and places an order on the local stack from Node.js 20 (the machine's) and
- * 22 (`npx -y node@22`). Before the package existed, Node refused the copied bundle: "Named export
- * 'createOrder' not found ... is a CommonJS module".
+ * Node resolution (`nodenext`), places an order on the local stack from Node.js 20 (the machine's) and 22
+ * (`npx -y node@22`), and reads a failure over undici's own fetch (whose Response is another class: the
+ * client once called a 400 a NETWORK_ERROR there). Before the package existed, Node refused the copied
+ * bundle: "Named export 'createOrder' not found ... is a CommonJS module".
  */
 import assert from "node:assert/strict";
 import { relative } from "node:path";
@@ -27,6 +28,21 @@ const supabase = createClient(process.env.SUPABASE_URL, process.env.SUPABASE_ANO
 });
 const result = await createOrder(supabase, JSON.parse(process.env.ORDER));
 console.log(JSON.stringify({ node: process.version, codes: ERROR_CODES.length, result }));
+`;
+
+// supabase-js over undici's own fetch, whose Response is another class than Node's global one
+const PLACE_ORDER_UNDICI = `
+import { createClient } from "@supabase/supabase-js";
+import { fetch, Response } from "undici";
+import { createOrder } from "create-order-client";
+const realtime = globalThis.WebSocket ? {} : { transport: (await import("ws")).default };
+const supabase = createClient(process.env.SUPABASE_URL, process.env.SUPABASE_ANON_KEY, {
+  auth: { persistSession: false },
+  realtime,
+  global: { fetch },
+});
+const result = await createOrder(supabase, JSON.parse(process.env.ORDER));
+console.log(JSON.stringify({ anotherClass: Response !== globalThis.Response, result }));
 `;
 
 // what an editor shows an integrator: the package's own types, strict, through its "exports"
@@ -102,6 +118,7 @@ Deno.test({
         _pinned("@supabase/supabase-js"),
         "ws@8.23.0",
         _pinned("typescript"),
+        "undici@7.30.2",
       ], { cwd: project });
       const manifest = JSON.parse(await Deno.readTextFile(`${project}/package.json`));
       assert.match(manifest.dependencies["create-order-client"], /^file:/);
@@ -113,7 +130,8 @@ Deno.test({
       });
 
       await Deno.writeTextFile(`${project}/place_order.mjs`, PLACE_ORDER);
-      const place = async (node: string[], buyer: string) => {
+      await Deno.writeTextFile(`${project}/place_order_undici.mjs`, PLACE_ORDER_UNDICI);
+      const place = async (node: string[], buyer: string, script = "place_order.mjs", price = 349) => {
         const order = {
           storeId: store.storeId,
           buyerEmail: `${buyer}@example.com`,
@@ -126,11 +144,11 @@ Deno.test({
             postalCode: "411001",
             country: "IN",
           },
-          items: [{ productId: store.products[0].id, quantity: 1, price: 349 }],
+          items: [{ productId: store.products[0].id, quantity: 1, price }],
           paymentMethod: "upi_direct",
           paymentProofUrl: "https://bank.example/proof/1",
         };
-        const out = await _run(node[0], [...node.slice(1), "place_order.mjs"], {
+        const out = await _run(node[0], [...node.slice(1), script], {
           cwd: project,
           env: { SUPABASE_URL: stack.url, SUPABASE_ANON_KEY: stack.anonKey, ORDER: JSON.stringify(order) },
         });
@@ -147,6 +165,18 @@ Deno.test({
         assert.match(result.order.orderNumber, /^ORD-\d{4}-\d{6}$/);
         assert.equal(result.order.finalAmount, 349);
       });
+
+      await t.step(
+        "over undici's fetch, a 400 PRICE_MISMATCH is read as one, not as a network error",
+        async () => {
+          const out = await place(["node"], "undici", "place_order_undici.mjs", 300);
+          assert.equal(out.code, 0, out.stderr);
+          const { anotherClass, result } = JSON.parse(out.stdout.trim().split("\n").pop()!);
+          assert.equal(anotherClass, true);
+          assert.deepEqual([result.ok, result.status, result.code], [false, 400, "PRICE_MISMATCH"]);
+          assert.equal(result.details[0].price, 349);
+        },
+      );
 
       await t.step("Node.js 22 (npx -y node@22) places an order", async () => {
         const out = await place(["npx", "-y", "node@22"], "node-22");

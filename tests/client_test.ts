@@ -352,3 +352,68 @@ test("createOrder() calls an error body with a code it does not know UNEXPECTED_
     await server.close();
   }
 });
+
+/**
+ * An answer of another fetch than this realm's: undici's in Node.js, or a polyfill's, whose Response is
+ * another class. It has what a Response has (status, ok, headers, text, json, body), and is no `Response`.
+ */
+class _ForeignResponse {
+  readonly status: number;
+  readonly ok: boolean;
+  readonly statusText: string;
+  readonly headers: Headers;
+  readonly #answer: Response;
+  constructor(answer: Response) {
+    this.#answer = answer;
+    this.status = answer.status;
+    this.ok = answer.ok;
+    this.statusText = answer.statusText;
+    this.headers = answer.headers;
+  }
+  get body() {
+    return this.#answer.body;
+  }
+  get bodyUsed() {
+    return this.#answer.bodyUsed;
+  }
+  text() {
+    return this.#answer.text();
+  }
+  json() {
+    return this.#answer.json();
+  }
+  blob() {
+    return this.#answer.blob();
+  }
+  arrayBuffer() {
+    return this.#answer.arrayBuffer();
+  }
+}
+
+test("createOrder() reads an error answer by its shape when supabase-js uses another fetch, whose Response is another class", async () => {
+  const store = await createTestStore(db);
+  await _withStack({}, async (url, anonKey) => {
+    const foreignFetch = async (input: RequestInfo | URL, init?: RequestInit) =>
+      new _ForeignResponse(await fetch(input, init)) as unknown as Response;
+    const supabase = createClient(url, anonKey, {
+      auth: { persistSession: false },
+      global: { fetch: foreignFetch },
+    });
+    const wrongPrice = _body(store, {
+      items: [{ productId: store.products[1].id, quantity: 1, price: 150 }],
+    });
+    const failed = _failed(await createOrder(supabase, wrongPrice));
+    assert.equal(failed.code, "PRICE_MISMATCH", failed.message);
+    assert.equal(failed.status, 400);
+    assert.deepEqual(failed.details, [{
+      index: 0,
+      productId: store.products[1].id,
+      variantId: null,
+      price: 199.5,
+      submittedPrice: 150,
+    }]);
+    assert.match(failed.requestId ?? "", UUID);
+    const placed = await createOrder(supabase, _body(store));
+    assert.ok(placed.ok, "a 200 through the other fetch is an order too");
+  });
+});

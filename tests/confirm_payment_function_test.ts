@@ -91,11 +91,12 @@ for (const { name, db } of await testDatabases()) {
     assert.equal(await orderStatus(db, orderId), "payment_pending");
   });
 
-  test("confirm_payment() marks a payment_pending order paid as the payment gateway and claims the paid e-mail", async () => {
+  test("confirm_payment() marks a payment_pending order paid as the payment gateway and claims the paid e-mails of the buyer and the seller", async () => {
     const orderId = await newOrderId(db);
     const paid = await confirm(db, orderId, { currency: "inr" });
     assert.deepEqual([paid.outcome, paid.refundDue, paid.emails.map((e) => e.kind)], ["paid", false, [
       "status_paid",
+      "seller_paid",
     ]]);
     assert.deepEqual((await historyRows(db, orderId)).at(-1)?.actor, "payment_gateway");
     assert.deepEqual(await statusEmailRows(db, orderId), [
@@ -243,11 +244,11 @@ for (const { name, db } of await testDatabases()) {
       const result = await confirm(db, orderId);
       assert.deepEqual([result.outcome, result.refundDue, result.orderStatus], ["paid", false, "processing"]);
     });
-    await t.step("with a wrong amount it is for review, not the order's payment", async () => {
+    await t.step("with a wrong amount it is not the order's payment: its money goes back", async () => {
       const orderId = await newOrderId(db);
       await sellerMarks(orderId, "paid");
       const result = await confirm(db, orderId, { amount: FINAL_PAISE - 100 });
-      assert.deepEqual([result.outcome, result.refundDue], ["amount_mismatch", false]);
+      assert.deepEqual([result.outcome, result.refundDue], ["amount_mismatch", true]);
     });
     await t.step("after an earlier payment was recorded for the order, it is a duplicate", async () => {
       const orderId = await newOrderId(db);
@@ -313,7 +314,7 @@ for (const { name, db } of await testDatabases()) {
     // on PostgreSQL all ten have started and wait for the order row when it is released
     const results = db.kind === "postgres" ? await raceBehindRowLock(db, orderId, 10, race) : await race();
     assert.deepEqual(results.map((r) => r.outcome).sort(), [...Array(9).fill("already_paid"), "paid"]);
-    assert.equal(results.flatMap((r) => r.emails).length, 1);
+    assert.deepEqual(results.flatMap((r) => r.emails).map((e) => e.kind), ["status_paid", "seller_paid"]);
     assert.equal((await historyRows(db, orderId)).length, 2);
   });
 }

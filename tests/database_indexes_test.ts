@@ -34,8 +34,8 @@ const ORDER_INDEXES: Record<string, Record<string, string>> = {
   email_outbox: {
     // record_email_results and claims by row id
     email_outbox_pkey: "btree (id)",
-    // one e-mail per order and kind (status e-mails: on conflict do nothing)
-    email_outbox_one_per_kind: "btree (order_id, kind)",
+    // one e-mail per order and kind, and per refund for refund e-mails (status e-mails: on conflict do nothing)
+    email_outbox_one_per_kind: "btree (order_id, kind, refund_id) NULLS NOT DISTINCT",
     // claim_due_emails: the rows a drain may claim, least recently tried first
     email_outbox_due_idx:
       "btree (COALESCE(claimed_at, created_at)) WHERE (status = ANY (ARRAY['pending'::text, 'sending'::text, 'failed'::text]))",

@@ -199,7 +199,11 @@ Deno.test({
       assert.equal(retry.status, 200);
       assert.deepEqual([(await retry.json()).outcome], ["paid"]);
       await stack.settled();
-      assert.equal(stack.mail.sent.length, 1);
+      // one paid e-mail each side: the buyer's and the seller's "ready to ship"
+      assert.deepEqual(stack.mail.sent.map((m) => m.idempotencyKey).sort(), [
+        `order/${orderId}/seller/paid`,
+        `order/${orderId}/status/paid`,
+      ]);
     } finally {
       await stack.close();
     }

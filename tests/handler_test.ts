@@ -4,7 +4,7 @@ import {
   createOrderHandler,
 } from "../supabase/functions/create-order/handler.ts";
 import { OrderError } from "../supabase/functions/_shared/errors.ts";
-import type { OutboxEmail } from "../supabase/functions/_shared/email/order_email.ts";
+import type { OrderOutboxEmail, OutboxEmail } from "../supabase/functions/_shared/email/order_email.ts";
 import type { CreateOrderResult, OrderStore } from "../supabase/functions/_shared/orders/order_store.ts";
 import { capturingLogger } from "./support/log_capture.ts";
 import { memoryOrderStore } from "./support/memory_order_store.ts";
@@ -29,7 +29,7 @@ function body(overrides: Record<string, unknown> = {}) {
 }
 
 /** What create_order returns for order o1: a new order with its claimed e-mails, or a replay. */
-function storedOrder(replayed: boolean, emails: OutboxEmail[] = []): CreateOrderResult {
+function storedOrder(replayed: boolean, emails: OrderOutboxEmail[] = []): CreateOrderResult {
   return {
     replayed,
     emails,
@@ -52,7 +52,7 @@ const EMAIL = {
   to: "a@b.co",
   replyTo: null,
   attempts: 0,
-} as unknown as OutboxEmail;
+} as unknown as OrderOutboxEmail;
 
 function setup(
   options: {

@@ -46,3 +46,35 @@ Deno.test("indianPhoneNumber() leaves what is no Indian number as typed, for cre
     });
   }
 });
+
+Deno.test("indianPhoneNumber() takes any Unicode space between the digits, as a number pasted from contacts has", async (t) => {
+  const typed = [
+    "98450\u00a012345", // no-break space
+    "98450\u202f12345", // narrow no-break space
+    "+91\u00a098450\u00a012345",
+    "\u00a098450\u200912345\u00a0", // thin space, no-break spaces around
+    "98450\u300012345", // ideographic space
+  ];
+  for (const number of typed) {
+    await t.step(JSON.stringify(number), () => {
+      assert.equal(indianPhoneNumber(number), "+91 98450 12345");
+      assert.equal(normalisePhone(indianPhoneNumber(number)), "+919845012345");
+    });
+  }
+});
+
+Deno.test("indianPhoneNumber() reads the international prefix 00 as +: 0091 98450 12345 is +91 98450 12345", async (t) => {
+  const cases: [string, string, string][] = [
+    ["0091 98450 12345", "+91 98450 12345", "+919845012345"],
+    ["009198450\u00a012345", "+91 98450 12345", "+919845012345"],
+    ["00 91 98450 12345", "+91 98450 12345", "+919845012345"],
+    ["0044 20 7946 0958", "+44 20 7946 0958", "+442079460958"], // another country's, through 00 as well
+    ["0044\u00a020\u202f7946\u00a00958", "+44 20 7946 0958", "+442079460958"],
+  ];
+  for (const [typed, sent, normalised] of cases) {
+    await t.step(JSON.stringify(typed), () => {
+      assert.equal(indianPhoneNumber(typed), sent);
+      assert.equal(normalisePhone(indianPhoneNumber(typed)), normalised);
+    });
+  }
+});

@@ -102,7 +102,10 @@ Deno.test({
           env: { ...PLAIN_ENV, PORT: port, SUPABASE_SECRET_KEYS: JSON.stringify({ default: SECRET }) },
         });
         assert.equal(drained.code, 0, drained.stderr);
-        assert.match(drained.stdout, /^outbox: claimed \d+, sent \d+, failed 0, dead 0, ignored 0$/m);
+        assert.match(
+          drained.stdout,
+          /^outbox: claimed \d+, sent \d+, failed 0, dead 0, ignored 0, superseded 0, released 0$/m,
+        );
       });
     } finally {
       dev.kill("SIGINT");

@@ -87,7 +87,10 @@ Deno.test({
       await t.step("deno task outbox with no URL or key drains the running stack", async () => {
         const drained = await runTask("outbox", { cwd, env });
         assert.equal(drained.code, 0, drained.stderr);
-        assert.match(drained.stdout, /^outbox: claimed \d+, sent \d+, failed 0, dead 0, ignored 0$/m);
+        assert.match(
+          drained.stdout,
+          /^outbox: claimed \d+, sent \d+, failed 0, dead 0, ignored 0, superseded 0, released 0$/m,
+        );
       });
 
       await t.step(

@@ -27,6 +27,7 @@ const TABLES = [
   "payments",
   "product_variants",
   "products",
+  "refunds",
   "stores",
 ];
 
@@ -146,9 +147,14 @@ const SERVICE_NEEDS = [
   "function dead_emails(p_limit integer) service_role EXECUTE",
   "function purge_expired_order_guards(p_idempotency_hours integer, p_rate_limit_hours integer) service_role EXECUTE",
   "function update_order_status(p_status text, p_order_id uuid, p_store_id uuid, p_order_number text, p_note text, p_carrier text, p_tracking_number text, p_tracking_url text, p_deadline timestamp with time zone) service_role EXECUTE",
-  "function confirm_payment(p_order_id text, p_amount_minor bigint, p_currency text, p_provider text, p_provider_payment_id text, p_event_id text, p_deadline timestamp with time zone) service_role EXECUTE",
+  "function confirm_payment(p_order_id text, p_amount_minor bigint, p_currency text, p_provider text, p_provider_payment_id text, p_event_id text, p_deadline timestamp with time zone, p_method text, p_provider_order_id text) service_role EXECUTE",
   "function cancel_unpaid_orders(p_gateway_minutes integer, p_upi_direct_hours integer, p_limit integer, p_deadline timestamp with time zone) service_role EXECUTE",
+  "function claim_due_refunds(p_limit integer, p_min_age_seconds integer, p_claim_ms integer, p_run_ms integer) service_role EXECUTE",
+  "function record_refund_result(p_refund_id uuid, p_claim_token uuid, p_provider_refund_id text, p_provider_status text, p_error text, p_release boolean, p_max_attempts integer) service_role EXECUTE",
+  "function record_refund_event(p_provider text, p_provider_payment_id text, p_provider_refund_id text, p_receipt text, p_status text, p_deadline timestamp with time zone) service_role EXECUTE",
+  "function failed_refunds(p_limit integer) service_role EXECUTE",
   "table payments service_role SELECT",
+  "table refunds service_role SELECT",
   "table orders service_role SELECT",
   "table email_outbox service_role SELECT",
   "table products service_role INSERT",

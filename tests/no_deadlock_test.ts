@@ -2,9 +2,10 @@
  * No deadlock in any mix (contract, "Under concurrency, at scale, on a slow day"): the database's writers
  * run at once on 16 sessions of a real PostgreSQL for 22 s, weighted as a busy store runs them, over
  * stock-tracked products with unpaid orders old enough for cancel_unpaid_orders to cancel and restock
- * throughout. Every writer takes its locks in the one global order (docs/develop.md, "The database"), so no
- * transaction fails with a deadlock or a serialization failure; the stock and the numbering come out
- * exact. PostgreSQL only: PGlite runs one transaction at a time.
+ * throughout, and refunds written, claimed, issued and settled by the refunds' writers. Every writer takes
+ * its locks in the one global order (docs/develop.md, "The database"), so no transaction fails with a
+ * deadlock or a serialization failure; the stock, the numbering and the refunds come out exact. PostgreSQL
+ * only: PGlite runs one transaction at a time.
  */
 import assert from "node:assert/strict";
 import { sharedPostgres } from "./support/databases.ts";
@@ -22,7 +23,7 @@ const EXPECTED_FAILURES = new Set(["OCT01", "OCQ09", "OCW29"]);
 const postgres = await sharedPostgres();
 Deno.test({
   name:
-    "[postgres] the four writers run concurrently (16 sessions, 22 s, stock and backdated unpaid orders) without a deadlock or a serialization failure, stock and numbering exact",
+    "[postgres] the writers run concurrently (16 sessions, 22 s, stock, backdated unpaid orders, refunds claimed, issued and settled) without a deadlock or a serialization failure, stock, numbering and refunds exact",
   ignore: postgres === null,
   sanitizeOps: false,
   sanitizeResources: false,
@@ -61,5 +62,13 @@ Deno.test({
     assert.ok(outcome.cancelledBySystem > 0, "cancel_unpaid_orders cancelled nothing");
     assert.deepEqual(await mix.stockMismatches(), []);
     assert.deepEqual(await mix.numberingGaps(), []);
+    const refunds = await mix.refunds();
+    console.log(`refunds: ${JSON.stringify(refunds)}`);
+    // the refunds' writers ran through every step (processed ones were issued first), and every payment due
+    // back has exactly one refund
+    for (const status of ["pending", "processed", "failed"]) {
+      assert.ok((refunds[status] ?? 0) > 0, `no refund ended ${status}`);
+    }
+    assert.deepEqual(await mix.refundMismatches(), []);
   },
 });

@@ -4,7 +4,7 @@
  * answer links to the calls it leads to.
  */
 import assert from "node:assert/strict";
-import Ajv2020 from "ajv/dist/2020.js";
+import { documentAjv } from "./support/document_ajv.ts";
 import { ERROR_STATUS, type ErrorCode } from "../supabase/functions/_shared/errors.ts";
 import { ERROR_EXAMPLES } from "../openapi/error_examples.ts";
 import { type FunctionDescription, FUNCTIONS } from "../openapi/function_descriptions.ts";
@@ -12,8 +12,8 @@ import { buildOpenApiDocument } from "../openapi/openapi_document.ts";
 
 const ID = "https://create-order.local/openapi.json";
 const document = JSON.parse(await Deno.readTextFile(new URL("../openapi.json", import.meta.url)));
-// multipleOf 0.01 on a float: 0.29 / 0.01 is 28.999999999999996, a multiple to nine places
-const ajv = new Ajv2020.default({ strict: false, validateFormats: false, multipleOfPrecision: 9 });
+// multipleOf 0.01 on a float: 0.29 / 0.01 is 28.999999999999996, a multiple in decimal
+const ajv = documentAjv({ strict: false, validateFormats: false });
 ajv.addSchema(document, ID);
 
 const _pointer = (...parts: string[]) =>

@@ -72,6 +72,10 @@ const ACCEPTED: [Field, string, string | null][] = [
   ["country", " GB ", "GB"],
   ["buyerPhone", "+91 98765 43210", "+919876543210"],
   ["buyerPhone", "+1 (415) 555-0100", "+14155550100"],
+  // any space of Unicode separates, as pasted from a phone's contacts: no-break, narrow no-break, ideographic
+  ["buyerPhone", "+91\u00a098450\u00a012345", "+919845012345"],
+  ["buyerPhone", "+91\u202f98450\u202f12345", "+919845012345"],
+  ["buyerPhone", "+91\u300098450\u200a12345", "+919845012345"],
   ["paymentProofUrl", "https://bank.example/upi/123.png", "https://bank.example/upi/123.png"],
   ["paymentProofUrl", "HTTPS://Bank.Example/a b?x=1", "https://bank.example/a%20b?x=1"],
   ["paymentProofUrl", "https://bank.example", "https://bank.example/"],
@@ -154,6 +158,8 @@ const REFUSED: [Field, string][] = [
   ["buyerPhone", "+12345"],
   ["buyerPhone", "+1234567890123456"],
   ["buyerPhone", "+91\t98765 43210"],
+  ["buyerPhone", "+91\u202898765 43210"], // a line separator is no space
+  ["buyerPhone", "+91\u200b9876543210"], // nor is a zero-width space (no Zs)
   ["buyerPhone", `+91${" ".repeat(40)}9876543210`],
   // the proof link: an absolute http(s) URL, at most 2048 characters, no user name or password
   ["paymentProofUrl", "javascript:alert(1)"],

@@ -36,18 +36,22 @@ const SOME_COLUMN: Record<string, string> = {
   idempotency_keys: "created_at",
   order_rate_limits: "hits",
   payment_provider_orders: "created_at",
+  refunds: "attempts",
 };
 
 /** The functions that write today: the catalogue below must find each of them. */
 const KNOWN_WRITERS = [
   "begin_payment",
   "claim_due_emails",
+  "claim_due_refunds",
   "confirm_payment",
   "create_order",
   "keep_provider_order",
   "move_order_status",
   "purge_expired_order_guards",
   "record_email_results",
+  "record_refund_event",
+  "record_refund_result",
   "update_order_status",
 ];
 

@@ -93,7 +93,14 @@ for (const { name, db } of await testDatabases()) {
         body: JSON.stringify(request.body),
       });
       assert.equal(res.status, 200);
-      assert.deepEqual(Object.keys(await res.json()), ["unpaidOrders", "emails", "deadEmails", "purged"]);
+      assert.deepEqual(Object.keys(await res.json()), [
+        "unpaidOrders",
+        "emails",
+        "deadEmails",
+        "refunds",
+        "failedRefunds",
+        "purged",
+      ]);
     } finally {
       await db.exec("drop schema cron cascade; drop schema net cascade; drop schema vault cascade;");
       await stack.close();

@@ -72,7 +72,14 @@ for (const { name, db } of await testDatabases()) {
         if (status === 401) {
           assert.equal(body.error.code, "UNAUTHORIZED", label);
           assert.equal(res.headers.get("www-authenticate"), "Bearer");
-        } else assert.deepEqual(Object.keys(body), ["unpaidOrders", "emails", "deadEmails", "purged"], label);
+        } else {assert.deepEqual(Object.keys(body), [
+            "unpaidOrders",
+            "emails",
+            "deadEmails",
+            "refunds",
+            "failedRefunds",
+            "purged",
+          ], label);}
       }
       const bad = await drain(stack, { minAgeSeconds: -1, limit: 5 });
       assert.equal(bad.status, 400);

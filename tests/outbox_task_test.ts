@@ -218,19 +218,25 @@ Deno.test("runOutboxTask() with a SUPABASE_URL where nothing answers names it", 
   );
 });
 
-Deno.test("describeDrainReport() counts one dead e-mail, key and window in the singular, more in the plural", () => {
+Deno.test("describeDrainReport() counts one dead e-mail, failed refund, key and window in the singular, more in the plural", () => {
   const report = (n: number) => ({
     unpaidOrders: { cancelled: n, orderIds: [] },
     emails: { claimed: n, sent: n, failed: 0, dead: 0, ignored: 0, superseded: 0, released: 0 },
     deadEmails: { total: n, emails: [] },
+    refunds: { issued: n, adopted: 0, failed: 0, released: 0 },
+    failedRefunds: Array.from({ length: n }, (_, i) => ({ refundId: `r${i}`, orderId: `o${i}` })),
     purged: { idempotencyKeys: n, rateLimitWindows: n },
   });
   assert.deepEqual(describeDrainReport(report(1)).slice(2), [
     "outbox: 1 dead e-mail, never retried automatically: npx -y deno@2.9.6 task orders lists them",
+    "refunds: issued 1 (adopted 0), failed 0, released 0",
+    'refunds: 1 failed refund waits for a person (docs/operate.md, "Refunds"): r0',
     "housekeeping: removed 1 idempotency key, 1 rate-limit window",
   ]);
   assert.deepEqual(describeDrainReport(report(2)).slice(2), [
     "outbox: 2 dead e-mails, never retried automatically: npx -y deno@2.9.6 task orders lists them",
+    "refunds: issued 2 (adopted 0), failed 0, released 0",
+    'refunds: 2 failed refunds wait for a person (docs/operate.md, "Refunds"): r0, r1',
     "housekeeping: removed 2 idempotency keys, 2 rate-limit windows",
   ]);
 });

@@ -1,8 +1,11 @@
 /**
  * A gateway payment end to end over HTTP, as a new user makes it on the local stack: create-order,
  * start-payment, the fake Razorpay's checkout pays, verify-payment, and the order's page (track-order, from
- * the link of the buyer's e-mail, which offered "Pay ₹… now") shows it paid, with the buyer's and only one
- * `paid` e-mail sent.
+ * the link of the buyer's e-mail, which offered "Pay ₹… now") shows it paid, with one `paid` e-mail to the
+ * buyer and one to the seller; then the seller cancels it (update-order-status answers the refund), the
+ * outbox drain's run issues the refund through Razorpay (the refund e-mail goes to the buyer), and Razorpay's
+ * refund.processed webhook settles it: the refund, read as the seller's back office reads it
+ * (`/rest/v1/refunds` with the service key), goes pending, issued, processed.
  */
 import assert from "node:assert/strict";
 import { DEV_TRACKING_SECRET } from "../supabase/functions/_shared/config.ts";
@@ -17,7 +20,7 @@ import { postFunction, verifyBody } from "./support/payments.ts";
 for (const { name, db } of await testDatabases()) {
   Deno.test({
     name:
-      `[${name}] a buyer pays a gateway order: create-order, start-payment, Checkout, verify-payment, and the order's page shows it paid`,
+      `[${name}] a buyer pays a gateway order (create-order, start-payment, Checkout, verify-payment: the order's page shows it paid), the seller cancels it, and the drain refunds it: issued, then processed`,
     sanitizeOps: false,
     sanitizeResources: false,
     async fn() {
@@ -60,6 +63,55 @@ for (const { name, db } of await testDatabases()) {
           m.subject.startsWith("Payment received for your order")
         );
         assert.equal(paidEmails.length, 1);
+        assert.equal(
+          mail.messages.filter((m) =>
+            m.subject === `Payment received for ${order.orderNumber}: ready to ship`
+          )
+            .length,
+          1,
+        );
+
+        // the seller cancels it: the money is due back, and the answer says so
+        const cancelled = await fetch(`${stack.url}/functions/v1/update-order-status`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${stack.serviceKey}`, "Content-Type": "application/json" },
+          body: JSON.stringify({ orderId: order.orderId, status: "cancelled", note: "Out of stock" }),
+        });
+        assert.equal(cancelled.status, 200);
+        assert.deepEqual((await cancelled.json()).refund, { amount: 711.96, status: "pending" });
+        await stack.settled();
+        const refunds = async () => {
+          const res = await fetch(
+            `${stack.url}/rest/v1/refunds?select=status,amount,provider_refund_id&order_id=eq.${order.orderId}`,
+            { headers: { apikey: stack.serviceKey, Authorization: `Bearer ${stack.serviceKey}` } },
+          );
+          assert.equal(res.status, 200);
+          return await res.json() as { status: string; amount: number; provider_refund_id: string | null }[];
+        };
+        assert.deepEqual((await refunds()).map((r) => r.status), ["pending"]);
+
+        // the drain's next run (every minute on Supabase) issues it through Razorpay
+        const drained = await fetch(`${stack.url}/functions/v1/outbox-drain`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${stack.serviceKey}`, "Content-Type": "application/json" },
+          body: "{}",
+        });
+        assert.equal(drained.status, 200);
+        const run = await drained.json();
+        assert.deepEqual([run.refunds.issued, run.failedRefunds], [1, []]);
+        const [issued] = await refunds();
+        assert.equal(issued.status, "issued");
+        const refundEmail = mail.messages.find((m) => m.subject.startsWith("Refund of ₹711.96"))!;
+        assert.match(refundEmail.text, /UPI account you paid from/);
+
+        // Razorpay credits it and says so: refund.processed, signed, to payment-webhook
+        stack.razorpay!.ledger.settleRefund(issued.provider_refund_id!, "processed");
+        await stack.razorpay!.webhooks.settled();
+        assert.deepEqual(await refunds(), [{
+          status: "processed",
+          amount: 711.96,
+          provider_refund_id: issued.provider_refund_id,
+        }]);
       } finally {
         await stack.close();
       }

@@ -34,6 +34,9 @@ function recordingLedger(): PaymentLedger & { seen: PaymentConfirmation[]; deadl
         orderNumber: "ORD-2026-000001",
         orderStatus: "paid",
         refundDue: false,
+        method: confirmation.method,
+        feeShortfall: 0,
+        refund: null,
         emails: [],
       });
     },
@@ -55,6 +58,7 @@ function handler(
     },
     clock: options.clock ?? (() => new Date()),
     payments: ledger,
+    refunds: { recordEvent: () => Promise.reject(new Error("no refund event in these tests")) },
     sendEmails: () => Promise.resolve(),
     waitUntil: () => {},
     log,
@@ -103,6 +107,7 @@ Deno.test("paymentWebhookHandler() needs no API key: the signature admits Razorp
     amountMinor: 100,
     currency: "INR",
     method: "upi",
+    providerOrderId: "order_DESxiijbl9xjDB",
   });
 });
 

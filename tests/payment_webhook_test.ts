@@ -1,8 +1,8 @@
 /**
  * The payment-webhook function over HTTP on the local stack, fed Razorpay events built from the documented
  * payload shapes and signed as Razorpay signs them: no signature or a wrong one stores nothing, a replayed
- * event pays once and e-mails once, a wrong amount or currency is recorded and pays nothing, a payment for
- * a cancelled or already-paid order is recorded for refund and reported.
+ * event pays once and e-mails once, a wrong amount or currency is recorded, pays nothing and is owed back, a
+ * payment for a cancelled or already-paid order is recorded for refund and reported.
  */
 import assert from "node:assert/strict";
 import type { SqlDatabase } from "../local/sql_database.ts";
@@ -109,7 +109,7 @@ for (const { name, db } of await testDatabases()) {
     }
   });
 
-  test("POST payment-webhook marks an order paid once for the same event delivered twice, with one e-mail", async () => {
+  test("POST payment-webhook marks an order paid once for the same event delivered twice, with one e-mail each side", async () => {
     const stack = await stackWithMail(db);
     try {
       const { orderId, orderNumber } = await newOrder(db);
@@ -153,13 +153,18 @@ for (const { name, db } of await testDatabases()) {
       assert.deepEqual(await statusEmailRows(db, orderId), [
         { kind: "status_paid", to_email: "asha@example.com", status: "sent" },
       ]);
-      assert.equal(stack.messages.length, 1);
-      assert.equal(stack.messages[0].idempotencyKey, `order/${orderId}/status/paid`);
-      assert.equal(stack.messages[0].subject, `Payment received for your order ${orderNumber} at Test Store`);
+      assert.deepEqual(stack.messages.map((m) => m.idempotencyKey).sort(), [
+        `order/${orderId}/seller/paid`,
+        `order/${orderId}/status/paid`,
+      ]);
+      const buyer = stack.messages.find((m) => m.idempotencyKey === `order/${orderId}/status/paid`)!;
+      assert.equal(buyer.subject, `Payment received for your order ${orderNumber} at Test Store`);
+      // the fixture's payment is Razorpay's UPI sample: the e-mail names the method used, not the card chosen
       assert.ok(
-        stack.messages[0].text.includes(
-          "PAYMENT\nPaid online through the payment gateway (card), confirmed by the gateway.",
+        buyer.text.includes(
+          "PAYMENT\nPaid online through the payment gateway (UPI), confirmed by the gateway.",
         ),
+        buyer.text,
       );
     } finally {
       await stack.close();
@@ -183,14 +188,14 @@ for (const { name, db } of await testDatabases()) {
         "already_paid",
         "paid",
       ]);
-      assert.equal(stack.messages.length, 1);
+      assert.equal(stack.messages.length, 2, "one paid e-mail to the buyer, one to the seller");
       assert.equal((await historyRows(db, orderId)).length, 2);
     } finally {
       await stack.close();
     }
   });
 
-  test("POST payment-webhook records an amount that differs from the order's final amount and does not mark it paid", async () => {
+  test("POST payment-webhook records an amount that differs from the order's final amount, does not mark it paid, and owes it back", async () => {
     const stack = await stackWithMail(db);
     try {
       const { orderId } = await newOrder(db);
@@ -201,7 +206,7 @@ for (const { name, db } of await testDatabases()) {
         assert.deepEqual([body.outcome, body.orderStatus, body.refundDue], [
           "amount_mismatch",
           "payment_pending",
-          false,
+          true,
         ]);
       }
       await stack.settled();
@@ -308,7 +313,7 @@ for (const { name, db } of await testDatabases()) {
       assert.deepEqual([body.outcome, body.refundDue, body.orderStatus], ["duplicate_payment", true, "paid"]);
       await stack.settled();
       assert.equal((await historyRows(db, orderId)).length, 2);
-      assert.equal(stack.messages.length, 1, "the first payment e-mailed once; the second nothing");
+      assert.equal(stack.messages.length, 2, "the first payment e-mailed each side once; the second nothing");
       assert.deepEqual(reviewLines(stack.lines).map((e) => [e.outcome, e.refundDue]), [[
         "duplicate_payment",
         true,

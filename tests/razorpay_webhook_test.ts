@@ -9,7 +9,12 @@ import {
   hmacSha256Hex,
   verifyHexHmacSha256,
 } from "../supabase/functions/_shared/payments/webhook_signature.ts";
-import { orderPaidEvent, paymentCapturedEvent, razorpayHeaders } from "./support/razorpay_events.ts";
+import {
+  orderPaidEvent,
+  paymentCapturedEvent,
+  razorpayHeaders,
+  refundEvent,
+} from "./support/razorpay_events.ts";
 
 const encode = (text: string) => new TextEncoder().encode(text);
 const ORDER_ID = "0b8f5a52-9a8e-4d1c-8f59-3f3c2f0d1a77";
@@ -69,7 +74,36 @@ Deno.test("readRazorpayEvent() reads payment.captured's payment: id, paise, curr
       amountMinor: 101694,
       currency: "INR",
       method: "upi",
+      providerOrderId: "order_DESxiijbl9xjDB",
     },
+  });
+});
+
+Deno.test("readRazorpayEvent() reads refund.processed and refund.failed: Razorpay's refund id, the payment's id and our receipt", async (t) => {
+  for (const status of ["processed", "failed"] as const) {
+    await t.step(status, () => {
+      const event = refundEvent(status, { paymentId: "pay_FP8B5R2zE1cyXA", receipt: ORDER_ID });
+      assert.deepEqual(readRazorpayEvent(event, "evt_r"), {
+        event: `refund.${status}`,
+        refund: {
+          provider: "razorpay",
+          providerPaymentId: "pay_FP8B5R2zE1cyXA",
+          providerRefundId: "rfnd_FP8DDKxqJif6ca",
+          receipt: ORDER_ID,
+          status,
+        },
+      });
+    });
+  }
+  await t.step("a refund made in the dashboard has no receipt", () => {
+    const event = readRazorpayEvent(refundEvent("processed", { paymentId: "pay_1", receipt: null }), "e");
+    assert.equal("refund" in event && event.refund.receipt, null);
+  });
+  await t.step("without its refund entity: VALIDATION_FAILED", () => {
+    assert.throws(
+      () => readRazorpayEvent({ event: "refund.processed", payload: {} }, "e"),
+      (error: OrderError) => error.code === "VALIDATION_FAILED",
+    );
   });
 });
 

@@ -19,7 +19,7 @@ for (const { name, db } of await testDatabases()) {
     sanitizeOps: false,
     sanitizeResources: false,
     async fn() {
-      const store = await createTestStore(db);
+      const store = await createTestStore(db, { name: "Chai & Co" });
       const fake = startFakeResend();
       const stack = await startTestStack({
         db,
@@ -30,7 +30,9 @@ for (const { name, db } of await testDatabases()) {
       try {
         const order = await (await stack.post(gatewayOrderBody(store, "card"))).json();
         await stack.settled();
-        fake.script({ status: 422 }); // the paid e-mail's send after the webhook's answer fails for good
+        // the paid e-mails' sends after the webhook's answer (the buyer's, and the seller's "ready to ship")
+        // fail for good
+        fake.script({ status: 422 }, { status: 422 });
         const paid = await postRazorpayEvent(
           stack,
           paymentCapturedEvent({ orderId: order.orderId, amount: 71_545 }),
@@ -40,6 +42,12 @@ for (const { name, db } of await testDatabases()) {
         assert.deepEqual(await statusEmailRows(db, order.orderId), [
           { kind: "status_paid", to_email: "asha@example.com", status: "failed" },
         ]);
+        const sellerPaid = () =>
+          db.query<{ status: string }>(
+            "select status from public.email_outbox where order_id = $1 and kind = 'seller_paid'",
+            [order.orderId],
+          );
+        assert.deepEqual(await sellerPaid(), [{ status: "failed" }]);
 
         const drain = () =>
           fetch(`${stack.url}/functions/v1/outbox-drain`, {
@@ -48,17 +56,24 @@ for (const { name, db } of await testDatabases()) {
             body: JSON.stringify({ minAgeSeconds: 0, staleAfterSeconds: 3600 }),
           }).then((res) => res.json());
         const none = { claimed: 0, sent: 0, failed: 0, dead: 0, ignored: 0, superseded: 0, released: 0 };
-        assert.deepEqual((await drain()).emails, { ...none, claimed: 1, sent: 1 });
+        assert.deepEqual((await drain()).emails, { ...none, claimed: 2, sent: 2 });
         assert.deepEqual((await drain()).emails, none);
         assert.deepEqual(await statusEmailRows(db, order.orderId), [
           { kind: "status_paid", to_email: "asha@example.com", status: "sent" },
         ]);
+        assert.deepEqual(await sellerPaid(), [{ status: "sent" }]);
         // the failed send under the e-mail's key; refused for sure, so the drain's send was a batch of it
         const key = `order/${order.orderId}/status/paid`;
         assert.equal(fake.requests.filter((r) => r.idempotencyKey === key).length, 1);
         const batches = fake.requests.filter((r) => r.path === "/emails/batch");
-        assert.deepEqual(batches.map((r) => (r.body as unknown[]).length), [1]);
-        assert.equal(fake.delivered.filter((d) => d.subject.startsWith("Payment received")).length, 1);
+        assert.deepEqual(batches.map((r) => (r.body as unknown[]).length), [2]);
+        assert.deepEqual(
+          fake.delivered.filter((d) => d.subject.startsWith("Payment received")).map((d) => d.subject).sort(),
+          [
+            `Payment received for ${order.orderNumber}: ready to ship`,
+            `Payment received for your order ${order.orderNumber} at Chai & Co`,
+          ],
+        );
 
         // a later move's e-mail goes out on the request path as usual
         await postStatusMove(stack, { orderId: order.orderId, status: "processing" });

@@ -97,6 +97,62 @@ Deno.test("renderStatusEmail() paid: says who confirmed the payment, the gateway
   }
 });
 
+Deno.test("renderStatusEmail() paid: names the method the buyer actually paid by, never the one chosen at checkout", async (t) => {
+  const cases: [string, Record<string, unknown>, string][] = [
+    ["card used on a UPI order", { paidWith: "card" }, "(card)"],
+    ["netbanking", { paidWith: "netbanking" }, "(netbanking)"],
+    ["UPI as chosen", { paidWith: "upi" }, "(UPI)"],
+    ["a row from before the method was recorded: the one chosen", { paidWith: undefined }, "(UPI)"],
+  ];
+  for (const [label, overrides, method] of cases) {
+    await t.step(label, () => {
+      const { text, html } = render("paid", overrides);
+      const line = `Paid online through the payment gateway ${method}, confirmed by the gateway.`;
+      assert.ok(text.includes(line) && html.includes(line), text);
+      if (method !== "(UPI)") assert.ok(!text.includes("UPI"), text);
+    });
+  }
+});
+
+Deno.test("renderStatusEmail() cancelled: says how the money goes back, through the gateway by itself or by the store", async (t) => {
+  const cases: [string, Record<string, unknown>, string[]][] = [
+    ["a gateway payment, refunded through the gateway", {
+      refunds: [{ amountMinor: 101_694, currency: "INR", status: "pending" }],
+    }, [
+      "A payment of ₹1,016.94 was received for this order through the payment gateway.",
+      "As the order is cancelled, ₹1,016.94 is being refunded to you through the payment gateway: you will get an e-mail when the refund is issued, and banks take 5–7 working days to credit it.",
+    ]],
+    ["a UPI transfer the seller confirmed: the store returns it", {
+      paymentMethod: "upi_direct",
+      gatewayMethod: null,
+      feeMinor: 0,
+      finalMinor: 99_700,
+      paidBy: "seller",
+      recordedPayments: { count: 0, amountMinor: null },
+      refunds: [{ amountMinor: 99_700, currency: "INR", status: "manual" }],
+    }, [
+      "Chai & Co. had confirmed receiving your payment (₹997.00).",
+      "As the order is cancelled, Chai & Co. will return ₹997.00 to you itself: reply to this e-mail to arrange it with Chai & Co.",
+    ]],
+    ["refunds in two currencies", {
+      recordedPayments: { count: 2, amountMinor: null },
+      refunds: [
+        { amountMinor: 100, currency: "INR", status: "pending" },
+        { amountMinor: 101_694, currency: "USD", status: "issued" },
+      ],
+    }, [
+      "2 payments were received for this order through the payment gateway.",
+      "As the order is cancelled, this money is being refunded to you through the payment gateway: you will get an e-mail when the refund is issued, and banks take 5–7 working days to credit it.",
+    ]],
+  ];
+  for (const [label, overrides, payment] of cases) {
+    await t.step(label, () => {
+      const text = render("cancelled", { note: "Out of stock", ...overrides }).text;
+      assert.ok(text.includes(`PAYMENT\n${payment.join("\n")}\n\n`), text);
+    });
+  }
+});
+
 Deno.test("renderStatusEmail() shipped: carrier and tracking number set apart, the carrier's link only when http(s)", () => {
   const { html, text } = render("shipped", {
     carrier: "Delhivery",

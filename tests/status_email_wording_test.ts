@@ -1,8 +1,9 @@
 /**
  * What the buyer's status e-mails say about the money follows what the database recorded, over HTTP on
  * the local stack: the `paid` e-mail names who confirmed the payment (the gateway, or the seller who
- * received it), and the `cancelled` e-mail says a refund is due only when a payment was recorded (a
- * payment in the ledger, or the seller's confirmation), never for an order nobody paid.
+ * received it, and the method the buyer actually paid by), and the `cancelled` e-mail says a refund is due
+ * only when a payment was recorded (a payment in the ledger, or the seller's confirmation), never for an
+ * order nobody paid, and how it goes back: through the gateway by itself, or by the store.
  */
 import assert from "node:assert/strict";
 import type { SqlDatabase } from "../local/sql_database.ts";
@@ -58,8 +59,9 @@ for (const { name, db } of await testDatabases()) {
         gatewayText.includes("The payment gateway has confirmed your payment for order"),
         gatewayText,
       );
+      // the fixture's payment is Razorpay's UPI sample: the method actually used, not the card chosen
       assert.deepEqual(paymentSection(gatewayText), [
-        "Paid online through the payment gateway (card), confirmed by the gateway.",
+        "Paid online through the payment gateway (UPI), confirmed by the gateway.",
       ]);
 
       const bySeller = await newOrderId(db);
@@ -85,13 +87,16 @@ for (const { name, db } of await testDatabases()) {
     };
     const refund = "As the order is cancelled, this money is due back to you: reply to this e-mail to ask " +
       "Test Store about your refund.";
+    const refunding = (amount: string) =>
+      `As the order is cancelled, ${amount} is being refunded to you through the payment gateway: you will ` +
+      "get an e-mail when the refund is issued, and banks take 5–7 working days to credit it.";
     try {
       await t.step("paid through the gateway", async () => {
         const orderId = await newOrderId(db);
         await postRazorpayEvent(stack, paymentCapturedEvent({ orderId, amount: FINAL_PAISE }));
         assert.deepEqual(await cancel(orderId), [
           "A payment of ₹715.45 was received for this order through the payment gateway.",
-          refund,
+          refunding("₹715.45"),
         ]);
       });
       await t.step("marked paid by the seller, no gateway payment", async () => {
@@ -107,7 +112,26 @@ for (const { name, db } of await testDatabases()) {
         await postRazorpayEvent(stack, paymentCapturedEvent({ orderId, amount: 50_000 }));
         assert.deepEqual(await cancel(orderId), [
           "A payment of ₹500.00 was received for this order through the payment gateway.",
-          refund,
+          refunding("₹500.00"),
+        ]);
+      });
+      await t.step("a UPI transfer the seller confirmed: the store returns it", async () => {
+        const store = await createTestStore(db);
+        const { response } = await callCreateOrder(
+          db,
+          createOrderPayload(store, {
+            paymentMethod: "upi_direct",
+            gatewayMethod: null,
+            paymentProofUrl: "https://proof.example/upi/1.png",
+            feeMinor: 0,
+            finalMinor: 69_800,
+          }),
+        );
+        await postStatusMove(stack, { orderId: response.orderId, status: "paid" });
+        assert.deepEqual(await cancel(response.orderId), [
+          "Test Store had confirmed receiving your payment (₹698.00).",
+          "As the order is cancelled, Test Store will return ₹698.00 to you itself: reply to this e-mail to " +
+          "arrange it with Test Store.",
         ]);
       });
       await t.step("nothing paid", async () => {

@@ -67,6 +67,9 @@ Deno.test("verifyPaymentHandler() hands the ledger the payment's own method, amo
           orderNumber: "ORD-2026-000042",
           orderStatus: "paid",
           refundDue: false,
+          method: confirmation.method,
+          feeShortfall: 0,
+          refund: null,
           emails: [],
         });
       },
@@ -97,5 +100,6 @@ Deno.test("verifyPaymentHandler() hands the ledger the payment's own method, amo
     amountMinor: 71_196,
     currency: "INR",
     method: "card",
+    providerOrderId: "order_Kept",
   }]);
 });

@@ -70,13 +70,18 @@ async function callFunction(supabase, name, body, options) {
   }
   const errorName = error.name;
   const context = error.context;
-  if (errorName === "FunctionsHttpError" && context instanceof Response) {
+  if (errorName === "FunctionsHttpError" && isResponseLike(context)) {
     return await _httpFailure(context, options.knownCodes);
   }
-  if (errorName === "FunctionsRelayError" && context instanceof Response) {
+  if (errorName === "FunctionsRelayError" && isResponseLike(context)) {
     return _failure("UNEXPECTED_RESPONSE", context.status, "the gateway could not reach the function", context);
   }
   return _failure("NETWORK_ERROR", 0, _messageOf(context ?? error), null);
+}
+function isResponseLike(value) {
+  if (typeof value !== "object" || value === null) return false;
+  const candidate = value;
+  return typeof candidate.status === "number" && typeof candidate.headers?.get === "function" && typeof candidate.text === "function" && typeof candidate.json === "function";
 }
 async function _httpFailure(response, knownCodes) {
   let body;
@@ -308,13 +313,21 @@ function quoteOrder(items, paymentMethod, gatewayMethod = null) {
   };
 }
 
+// supabase/functions/_shared/orders/phone_number.ts
+var PHONE_SPACES = "\\u0020\\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000";
+var _SEPARATOR = `[${PHONE_SPACES}\\-.()]`;
+var _SEPARATORS = new RegExp(_SEPARATOR, "gu");
+var PHONE_NUMBER_PATTERN = new RegExp(`^${_SEPARATOR}*\\+${_SEPARATOR}*[1-9](?:${_SEPARATOR}*[0-9]){6,14}${_SEPARATOR}*$`, "u");
+
 // client/indian_phone.ts
-var _SEPARATORS = /[ \-.()]/g;
+var _SEPARATORS2 = new RegExp(`[${PHONE_SPACES}\\-.()]`, "gu");
+var _SPACES = new RegExp(`[${PHONE_SPACES}]+`, "gu");
+var _INTERNATIONAL_PREFIX = new RegExp(`^0[${PHONE_SPACES}\\-.()]*0(?=[${PHONE_SPACES}\\-.()]*[1-9])`, "u");
 function indianPhoneNumber(typed) {
-  const trimmed = typed.trim();
-  const compact = trimmed.replace(_SEPARATORS, "");
+  const trimmed = typed.trim().replace(_INTERNATIONAL_PREFIX, "+");
+  const compact = trimmed.replace(_SEPARATORS2, "");
   const national = /^(?:\+?91)?0?([1-9][0-9]{9})$/.exec(compact)?.[1];
-  return national ? `+91 ${national.slice(0, 5)} ${national.slice(5)}` : trimmed;
+  return national ? `+91 ${national.slice(0, 5)} ${national.slice(5)}` : trimmed.replace(_SPACES, " ");
 }
 export {
   CREATE_ORDER_ERROR_CODES,

@@ -1,7 +1,9 @@
 // The amount to pay, fee included, shown before the order is placed: the cart's lines at the catalogue's
 // prices and the chosen method, priced by the client's quoteOrder (create-order's own fee rules), so the
-// page shows what the order then costs. The payment options name their fee from the same rules.
+// page shows what the order then costs, and the cart's subtotal is the same quote's. The payment options
+// name their fee from the same rules.
 import { quoteOrder } from "create-order-client";
+import { lineProblem } from "./cart_rules.js";
 
 /** The fee's name per choice of the payment select (`gateway:<method>` or `upi_direct`). */
 const FEE_NAMES = {
@@ -37,21 +39,37 @@ export function labelPaymentOptions(select) {
 }
 
 /**
+ * The cart's amounts for a choice of the payment select: `quoteOrder`'s, or null when a line breaks the
+ * rule of quantities (cart_rules.js) or a price cannot be priced. Never throws: an amount shown is the
+ * cart's, or none.
+ */
+export function quoteCart(cart, paymentValue) {
+  if (cart.some((line) => lineProblem(line) !== null)) return null;
+  const { paymentMethod, gatewayMethod } = paymentChoice(paymentValue);
+  try {
+    return quoteOrder(
+      cart.map((line) => ({ price: line.unitPrice, quantity: line.quantity })),
+      paymentMethod,
+      gatewayMethod,
+    );
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Shows the cart's subtotal, the chosen method's fee (named, with its rate) and the amount to pay in
- * `#amounts`; a dash for each while the cart is empty. `money` formats an amount in the store's currency.
+ * `#amounts`, all from one quote, and returns that quote; a dash for each while the cart is empty or holds
+ * a line that cannot be priced (that line is marked in the cart). `money` formats an amount in the store's
+ * currency.
  */
 export function renderAmountToPay(cart, paymentValue, money) {
-  const { paymentMethod, gatewayMethod } = paymentChoice(paymentValue);
-  const quote = quoteOrder(
-    cart.map((line) => ({ price: line.unitPrice, quantity: line.quantity })),
-    paymentMethod,
-    gatewayMethod,
-  );
-  const empty = cart.length === 0;
+  const quote = cart.length === 0 ? null : quoteCart(cart, paymentValue);
   document.querySelector("#fee-label").textContent = `${FEE_NAMES[paymentValue]} (${
-    percent(quote.feeRateBp)
+    percent(rateOf(paymentValue))
   })`;
-  document.querySelector("#amount-subtotal").textContent = empty ? "–" : money(quote.totalAmount);
-  document.querySelector("#amount-fee").textContent = empty ? "–" : money(quote.checkoutFee);
-  document.querySelector("#amount-to-pay").textContent = empty ? "–" : money(quote.finalAmount);
+  document.querySelector("#amount-subtotal").textContent = quote ? money(quote.totalAmount) : "–";
+  document.querySelector("#amount-fee").textContent = quote ? money(quote.checkoutFee) : "–";
+  document.querySelector("#amount-to-pay").textContent = quote ? money(quote.finalAmount) : "–";
+  return quote;
 }

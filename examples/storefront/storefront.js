@@ -4,7 +4,8 @@
 // JavaScript for the browser: no build step.
 import { createClient } from "@supabase/supabase-js";
 import { createOrder, indianPhoneNumber, startPayment, verifyPayment } from "create-order-client";
-import { labelPaymentOptions, paymentChoice, renderAmountToPay } from "./amount_to_pay.js";
+import { labelPaymentOptions, paymentChoice, quoteCart, renderAmountToPay } from "./amount_to_pay.js";
+import { addingProblem, lineProblem, MAX_QUANTITY, readQuantity, refusedLineProblem } from "./cart_rules.js";
 import config from "./config.js";
 
 const supabase = createClient(config.supabaseUrl, config.anonKey, { auth: { persistSession: false } });
@@ -14,7 +15,10 @@ const state = {
   store: null,
   /** { id, name, price, variants: [{ id, name, price }] }, price the one the buyer is shown */
   products: [],
-  /** { productId, variantId, name, unitPrice, quantity, needsOption?, gone? }: the last two after an answer */
+  /**
+   * { productId, variantId, name, unitPrice, quantity, needsOption?, gone?, problem? }: the last three after
+   * an answer (`problem`: why create-order refused the line); `quantity` a whole number 1–MAX_QUANTITY
+   */
   cart: [],
   /** One checkout attempt: the body sent (and its JSON) and its idempotency key, kept while it stays the same. */
   attempt: null,
@@ -93,11 +97,16 @@ function renderCatalogue() {
     const quantity = element("input", {
       type: "number",
       min: 1,
-      max: 10000,
+      max: MAX_QUANTITY,
+      step: 1,
       value: 1,
       name: "quantity",
+      inputMode: "numeric",
       disabled: state.placing,
     });
+    quantity.setAttribute("aria-label", `Quantity of ${product.name}`);
+    const problem = element("span", { className: "quantity-problem", role: "alert" });
+    quantity.addEventListener("input", () => markQuantity(quantity, problem, null));
     const choice = product.variants.length > 0
       ? element(
         "select",
@@ -113,7 +122,11 @@ function renderCatalogue() {
       "Add to cart",
     );
     add.dataset.productId = product.id;
-    add.addEventListener("click", () => addToCart(product, choice?.value ?? null, Number(quantity.value)));
+    add.addEventListener("click", () => {
+      const read = readQuantity(quantity);
+      const refused = read.problem ?? addToCart(product, choice?.value ?? null, read.quantity);
+      markQuantity(quantity, problem, refused ?? null);
+    });
     const item = element(
       "li",
       {},
@@ -121,18 +134,31 @@ function renderCatalogue() {
       ...(choice ? [choice] : [element("span", { className: "price" }, money(product.price))]),
       quantity,
       add,
+      problem,
     );
     item.dataset.productId = product.id;
     return item;
   }));
 }
 
+/** Marks a quantity field and says why it was refused, or clears both (`problem` null). */
+function markQuantity(input, note, problem) {
+  if (problem) input.setAttribute("aria-invalid", "true");
+  else input.removeAttribute("aria-invalid");
+  note.textContent = problem ?? "";
+}
+
+/** Adds `quantity` (a whole number 1–MAX_QUANTITY) of an item; why not, when its line would pass the limit. */
 function addToCart(product, variantId, quantity) {
-  if (state.placing) return;
+  if (state.placing) return null;
   const variant = product.variants.find((v) => v.id === variantId) ?? null;
   const line = state.cart.find((l) => l.productId === product.id && l.variantId === variantId);
-  if (line) line.quantity += quantity;
-  else {
+  if (line) {
+    const problem = addingProblem(line.quantity, quantity);
+    if (problem) return problem;
+    line.quantity += quantity;
+    line.problem = null;
+  } else {
     state.cart.push({
       productId: product.id,
       variantId,
@@ -142,6 +168,7 @@ function addToCart(product, variantId, quantity) {
     });
   }
   renderCart();
+  return null;
 }
 
 /** The buyer picks the option of a line the function asked one for (VARIANT_REQUIRED). */
@@ -152,6 +179,11 @@ function chooseOption(line, variantId) {
   if (!variant) return;
   const same = state.cart.find((l) => l !== line && l.productId === product.id && l.variantId === variant.id);
   if (same) {
+    const problem = addingProblem(same.quantity, line.quantity);
+    if (problem) {
+      show("problem", `Too many of ${same.name}`, [`${problem}: remove a line first.`]);
+      return;
+    }
     same.quantity += line.quantity;
     state.cart.splice(state.cart.indexOf(line), 1);
   } else {
@@ -173,27 +205,35 @@ function renderCart() {
       state.cart.splice(index, 1);
       renderCart();
     });
-    const name = element("td", {}, line.name);
+    const name = element("td", { className: "item" }, line.name);
+    // the unit price under the name, for a narrow screen that hides the price column
+    name.append(element("span", { className: "each" }, `${money(line.unitPrice)} each`));
     if (line.needsOption) name.append(" ", optionChoice(line));
     if (line.gone) name.append(" ", element("em", {}, "no longer available"));
+    const problem = line.problem ?? lineProblem(line);
+    if (problem) name.append(element("em", { className: "line-problem" }, problem));
     const row = element(
       "tr",
-      { className: line.gone ? "gone" : "" },
+      { className: [line.gone ? "gone" : "", problem ? "invalid" : ""].join(" ").trim() },
       name,
-      element("td", {}, String(line.quantity)),
-      element("td", { className: "num" }, money(line.unitPrice)),
-      element("td", { className: "num" }, money(line.unitPrice * line.quantity)),
-      element("td", {}, remove),
+      element("td", { className: "qty" }, String(line.quantity)),
+      element("td", { className: "num unit" }, money(line.unitPrice)),
+      element("td", { className: "num" }, lineTotal(line)),
+      element("td", { className: "remove" }, remove),
     );
+    if (problem) row.setAttribute("aria-invalid", "true");
     row.dataset.productId = line.productId;
     return row;
   }));
-  const subtotal = state.cart.reduce(
-    (sum, line) => sum + Math.round(line.unitPrice * 100) * line.quantity,
-    0,
-  );
-  $("#subtotal").textContent = state.cart.length ? money(subtotal / 100) : "–";
-  renderAmountToPay(state.cart, form.elements.payment.value, money);
+  // the subtotal and the amount to pay are one quote of the cart: never one without the other
+  const quote = renderAmountToPay(state.cart, form.elements.payment.value, money);
+  $("#subtotal").textContent = quote ? money(quote.totalAmount) : "–";
+}
+
+/** A line's total from the client's quote, as the order will count it; a dash for a line it cannot price. */
+function lineTotal(line) {
+  const quote = lineProblem(line) ? null : quoteCart([line], "upi_direct");
+  return quote ? money(quote.totalAmount) : "–";
 }
 
 /** The select of a line's options, from the catalogue as last read. */
@@ -258,6 +298,9 @@ async function placeOrder(event) {
     if ($("#result").dataset.outcome === "placed") return;
     return show("problem", "Your cart is empty", ["Add a product first."]);
   }
+  if (state.cart.some((line) => lineProblem(line) !== null)) {
+    return show("problem", "Please check your cart", ["Remove the marked line, then place the order again."]);
+  }
   const body = orderBody();
   const text = JSON.stringify(body);
   // the same body again (a retry after a failure) keeps its key, so it can never make a second order
@@ -278,6 +321,10 @@ async function sendAttempt(attempt) {
   $("#result").removeAttribute("data-outcome");
   $("#result").replaceChildren(element("p", { className: "muted" }, "Placing your order…"));
   for (const input of form.querySelectorAll("[aria-invalid]")) input.removeAttribute("aria-invalid");
+  if (state.cart.some((line) => line.problem)) {
+    for (const line of state.cart) line.problem = null;
+    renderCart();
+  }
   for (let tries = 1;; tries++) {
     const result = await createOrder(supabase, attempt.body, { idempotencyKey: attempt.key });
     if (result.ok || result.code !== "IDEMPOTENCY_KEY_IN_USE" || tries === IN_USE_TRIES) {
@@ -322,11 +369,15 @@ async function showOutcome(result) {
     case "VALIDATION_FAILED": {
       const fields = [];
       for (const issue of result.details) {
-        const name = issue.path.split(".").at(-1);
-        form.elements[name]?.setAttribute("aria-invalid", "true");
-        const label = FIELD_LABELS[issue.path] ?? (issue.path.startsWith("items") ? "Your cart" : null);
+        // a line of the cart (`items.0.quantity`): marked in the cart, with why
+        const item = /^items\.(\d+)(?:\.(\w+))?/.exec(issue.path);
+        const line = item ? state.cart[Number(item[1])] : undefined;
+        if (line) line.problem = refusedLineProblem(item[2]);
+        else if (!item) form.elements[issue.path.split(".").at(-1)]?.setAttribute("aria-invalid", "true");
+        const label = FIELD_LABELS[issue.path] ?? (item ? "Your cart (the marked line)" : null);
         if (label && !fields.includes(label)) fields.push(label);
       }
+      renderCart();
       return show("problem", "Please check your details", [
         `${fields.join(", ") || "Some fields"}: please correct and place the order again.`,
       ], result.code);

@@ -8,7 +8,7 @@
  * tester's validator would.
  */
 import fc from "fast-check";
-import Ajv2020 from "ajv/dist/2020.js";
+import { documentAjv } from "./document_ajv.ts";
 import { patternArbitrary } from "./pattern_arbitrary.ts";
 
 type Schema = Record<string, unknown>;
@@ -20,7 +20,7 @@ const EXTRA_ITEMS = 4;
 
 /** Values of the schema at `pointer` (`#/components/schemas/CreateOrderRequest`) of `document`. */
 export function documentSchemaArbitrary(document: Schema, pointer: string): fc.Arbitrary<unknown> {
-  const ajv = new Ajv2020.default({ strict: false, validateFormats: false, multipleOfPrecision: 9 });
+  const ajv = documentAjv({ strict: false, validateFormats: false });
   ajv.addSchema(document, ID);
   const validate = ajv.getSchema(`${ID}${pointer}`);
   if (!validate) throw new Error(`no schema at ${pointer}`);

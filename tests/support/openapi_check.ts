@@ -3,14 +3,14 @@
  * gives for that path, method and status, validated with Ajv's JSON Schema 2020-12 (OpenAPI 3.1's
  * dialect). `startTestStack` runs it on every answer of every end-to-end test.
  */
-import Ajv2020 from "ajv/dist/2020.js";
+import { documentAjv } from "./document_ajv.ts";
 
 const DOCUMENT_ID = "https://create-order.local/openapi.json";
 const document = JSON.parse(await Deno.readTextFile(new URL("../../openapi.json", import.meta.url)));
 
 // formats (uuid) are also written as patterns by zod, which Ajv checks; OpenAPI's own keywords
 // (`examples` in a schema is JSON Schema's too) are not Ajv's concern
-const ajv = new Ajv2020.default({ strict: false, validateFormats: false, allErrors: true });
+const ajv = documentAjv({ strict: false, validateFormats: false, allErrors: true });
 ajv.addSchema(document, DOCUMENT_ID);
 
 const _pointer = (...parts: string[]) =>

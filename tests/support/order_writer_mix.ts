@@ -2,9 +2,13 @@
  * The order service's writers as a mix for runWriterMix (writer_mix.ts): create_order, update_order_status,
  * confirm_payment and cancel_unpaid_orders, over stores whose products and variants track stock, with two in
  * five orders placed a few minutes back (create_order takes an order time up to 5 minutes off) so that
- * cancel_unpaid_orders finds unpaid orders to cancel, and restock, all through the run. Then the invariants that must hold whatever the interleaving: every stock row is
- * its initial stock less the items of the orders not cancelled, and every store's numbers of a year are
- * 1..n without a gap. The writers of a later issue (refunds) join by adding entries to `writers`.
+ * cancel_unpaid_orders finds unpaid orders to cancel, and restock, all through the run; and the refunds'
+ * writers: confirm_payment writes refunds (one payment in five is of the wrong amount), update_order_status's
+ * cancellations of paid orders write them too, and the drain's claim_due_refunds and record_refund_result and
+ * payment-webhook's record_refund_event take them from pending to issued to processed or failed. Then the
+ * invariants that must hold whatever the interleaving: every stock row is its initial stock less the items
+ * of the orders not cancelled, every store's numbers of a year are 1..n without a gap, and every payment
+ * whose money is due back has exactly one refund.
  */
 import type { SqlDatabase } from "../../local/sql_database.ts";
 import { calculateCheckoutFee } from "../../supabase/functions/_shared/orders/money.ts";
@@ -42,6 +46,13 @@ export interface OrderWriterMix {
   outcome(): Promise<{ orders: number; paid: number; cancelledBySeller: number; cancelledBySystem: number }>;
   /** Store and year pairs whose order numbers are not exactly 1..last_sequence. */
   numberingGaps(): Promise<{ storeId: string; year: number; lastSequence: number; orders: number }[]>;
+  /**
+   * Payments whose money is due back (flagged by their decision, or `paid` for an order since cancelled)
+   * with no refund, or with more than one.
+   */
+  refundMismatches(): Promise<{ paymentId: string; refunds: number }[]>;
+  /** How many refunds the mix's orders have, by status. */
+  refunds(): Promise<Record<string, number>>;
 }
 
 /** Stock each tracked row starts with: one low row, so OUT_OF_STOCK and restocks both happen. */
@@ -57,6 +68,10 @@ export async function orderWriterMix(db: SqlDatabase, storeCount = 3): Promise<O
   for (let s = 0; s < storeCount; s++) stores.push(await _createStore(db, initial));
   const orders: MixOrder[] = [];
   let next = 0;
+  /** Refunds the drain claimed, for record_refund_result; refunds issued, for record_refund_event. */
+  const claimed: { refundId: string; claimToken: string }[] = [];
+  const issued: { refundId: string; providerPaymentId: string; providerRefundId: string }[] = [];
+  const providerPaymentIds = new Map<string, string>();
 
   const createOrder = async (session: { query: SqlDatabase["query"] }, random: () => number) => {
     const store = stores[Math.floor(random() * stores.length)];
@@ -90,11 +105,73 @@ export async function orderWriterMix(db: SqlDatabase, storeCount = 3): Promise<O
       async run(session, random) {
         const order = _anyOrder(orders, random);
         const n = `${Date.now()}_${next++}`;
-        await session.query("select public.confirm_payment($1, $2, 'INR', 'razorpay', $3, $4, $5)", [
+        // one in five of the wrong amount: its money is due back, a refund written with the payment
+        await session.query("select public.confirm_payment($1, $2, 'INR', 'razorpay', $3, $4, $5, 'card')", [
           order.id,
-          order.finalMinor,
+          random() < 0.2 ? 100 : order.finalMinor,
           `pay_mix_${n}`,
           `evt_mix_${n}`,
+          _deadline(),
+        ]);
+      },
+    },
+    {
+      name: "claim_due_refunds",
+      weight: 1,
+      async run(session) {
+        // a short claim: one whose result never comes lapses, and a later claim takes the refund again
+        const [{ refunds }] = await session.query<
+          { refunds: { refundId: string; claimToken: string; providerPaymentId: string }[] }
+        >("select public.claim_due_refunds(5, 0, 2000) as refunds");
+        return () => {
+          for (const refund of refunds) {
+            providerPaymentIds.set(refund.refundId, refund.providerPaymentId);
+            claimed.push(refund);
+          }
+        };
+      },
+    },
+    {
+      name: "record_refund_result",
+      weight: 2,
+      async run(session, random) {
+        const refund = claimed.shift();
+        if (!refund) return;
+        const providerRefundId = `rfnd_mix_${Date.now()}_${next++}`;
+        const ok = random() < 0.7;
+        const [{ recorded }] = await session.query<{ recorded: { recorded: boolean } }>(
+          `select public.record_refund_result($1, $2, p_provider_refund_id => $3, p_provider_status => $4,
+             p_error => $5) as recorded`,
+          [
+            refund.refundId,
+            refund.claimToken,
+            ok ? providerRefundId : null,
+            ok ? "pending" : null,
+            ok ? null : "razorpay answered 500",
+          ],
+        );
+        return () => {
+          if (ok && recorded.recorded) {
+            issued.push({
+              refundId: refund.refundId,
+              providerPaymentId: providerPaymentIds.get(refund.refundId)!,
+              providerRefundId,
+            });
+          }
+        };
+      },
+    },
+    {
+      name: "record_refund_event",
+      weight: 1,
+      async run(session, random) {
+        const refund = issued.shift();
+        if (!refund) return;
+        await session.query("select public.record_refund_event('razorpay', $1, $2, $3, $4, $5)", [
+          refund.providerPaymentId,
+          refund.providerRefundId,
+          refund.refundId,
+          random() < 0.8 ? "processed" : "failed",
           _deadline(),
         ]);
       },
@@ -161,6 +238,25 @@ export async function orderWriterMix(db: SqlDatabase, storeCount = 3): Promise<O
         [stores.map((s) => s.storeId)],
       );
       return row;
+    },
+    refundMismatches() {
+      return db.query(
+        `select p.id as "paymentId", (select count(*)::int from public.refunds r where r.payment_id = p.id) as refunds
+         from public.payments p join public.orders o on o.id = p.order_id
+         where o.store_id = any($1::uuid[])
+           and ((p.refund_due or (p.outcome = 'paid' and o.status = 'cancelled'))
+             <> exists (select 1 from public.refunds r where r.payment_id = p.id)
+             or (select count(*) from public.refunds r where r.payment_id = p.id) > 1)`,
+        [stores.map((s) => s.storeId)],
+      );
+    },
+    async refunds() {
+      const rows = await db.query<{ status: string; count: number }>(
+        `select r.status, count(*)::int as count from public.refunds r join public.orders o on o.id = r.order_id
+         where o.store_id = any($1::uuid[]) group by 1 order by 1`,
+        [stores.map((s) => s.storeId)],
+      );
+      return Object.fromEntries(rows.map((row) => [row.status, row.count]));
     },
     numberingGaps() {
       return db.query(

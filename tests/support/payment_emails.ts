@@ -54,6 +54,7 @@ export function refundEmailRow(overrides: Partial<RefundEmailData> = {}): Paymen
       store: { ...order.store },
       reason: "order_cancelled",
       refund: {
+        refundId: "019ad2c4-5e6f-7a1b-8c2d-3e4f5a6b7c8d",
         amountMinor: 101_694,
         method: "card",
         issuedAt: "2026-11-23T06:00:00.000Z",

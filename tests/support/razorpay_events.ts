@@ -98,6 +98,49 @@ export function orderPaidEvent(fixture: PaymentFixture, orderNotes: Record<strin
   };
 }
 
+/**
+ * A `refund.processed` or `refund.failed` event (the documentation's sample, "Refunds Webhook Events"):
+ * Razorpay's refund of `paymentId`, with the `receipt` it was created with (ours: our refund's id).
+ */
+export function refundEvent(
+  status: "processed" | "failed",
+  refund: { paymentId: string; receipt: string | null; refundId?: string; amount?: number },
+) {
+  const amount = refund.amount ?? 50_000;
+  return {
+    entity: "event",
+    account_id: "acc_BFQ7uQEaa7j2z7",
+    event: `refund.${status}`,
+    contains: ["refund", "payment"],
+    payload: {
+      refund: {
+        entity: {
+          id: refund.refundId ?? "rfnd_FP8DDKxqJif6ca",
+          entity: "refund",
+          amount,
+          currency: "INR",
+          payment_id: refund.paymentId,
+          notes: { comment: "Comment for refund" },
+          receipt: refund.receipt,
+          acquirer_data: { arn: status === "processed" ? "10000000000000" : null },
+          created_at: 1597078866,
+          batch_id: null,
+          status,
+          speed_processed: "normal",
+          speed_requested: "normal",
+        },
+      },
+      payment: {
+        entity: {
+          ..._paymentEntity({ orderId: null, amount, paymentId: refund.paymentId }),
+          status: "refunded",
+        },
+      },
+    },
+    created_at: 1597078868,
+  };
+}
+
 /** A `payment.failed` event: one the webhook acknowledges and ignores. */
 export function paymentFailedEvent(fixture: PaymentFixture) {
   return { ...paymentCapturedEvent({ ...fixture, status: "failed" }), event: "payment.failed" };

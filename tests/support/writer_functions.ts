@@ -16,6 +16,7 @@ export const ORDER_TABLES = [
   "idempotency_keys",
   "order_rate_limits",
   "payment_provider_orders",
+  "refunds",
 ] as const;
 
 /** One function of `public`, as the checks need it. */

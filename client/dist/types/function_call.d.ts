@@ -41,5 +41,12 @@ export declare function callFunction<T>(supabase: FunctionsInvoker, name: string
     knownCodes: ReadonlySet<string>;
     isSuccess: (data: unknown) => data is T;
 }): Promise<CallSuccess<T> | CallFailure>;
+/**
+ * Whether `value` is an HTTP answer, judged by its shape (a numeric status, headers with `get`, `text` and
+ * `json`) rather than its class: supabase-js hands back whatever its `fetch` made, and another fetch
+ * (undici's, a polyfill's, `createClient(url, key, { global: { fetch } })`) makes a Response of another
+ * class than this realm's `Response`.
+ */
+export declare function isResponseLike(value: unknown): value is Response;
 /** An error's message, or the thrown value as text. */
 export declare function messageOf(error: unknown): string;

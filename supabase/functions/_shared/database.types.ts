@@ -25,6 +25,7 @@ export type Database = {
           order_id: string
           payload: Json | null
           provider_id: string | null
+          refund_id: string | null
           reply_to: string | null
           sent_at: string | null
           status: string
@@ -47,6 +48,7 @@ export type Database = {
           order_id: string
           payload?: Json | null
           provider_id?: string | null
+          refund_id?: string | null
           reply_to?: string | null
           sent_at?: string | null
           status?: string
@@ -68,6 +70,7 @@ export type Database = {
           order_id?: string
           payload?: Json | null
           provider_id?: string | null
+          refund_id?: string | null
           reply_to?: string | null
           sent_at?: string | null
           status?: string
@@ -80,6 +83,13 @@ export type Database = {
             columns: ["order_id"]
             isOneToOne: false
             referencedRelation: "orders"
+            referencedColumns: ["id"]
+          },
+          {
+            foreignKeyName: "email_outbox_refund_id_fkey"
+            columns: ["refund_id"]
+            isOneToOne: false
+            referencedRelation: "refunds"
             referencedColumns: ["id"]
           },
         ]
@@ -429,7 +439,9 @@ export type Database = {
           currency: string
           expected_amount: number | null
           expected_currency: string | null
+          fee_shortfall: number | null
           id: string
+          method: string | null
           order_id: string | null
           order_status: Database["public"]["Enums"]["order_status"] | null
           outcome: string
@@ -444,7 +456,9 @@ export type Database = {
           currency: string
           expected_amount?: number | null
           expected_currency?: string | null
+          fee_shortfall?: number | null
           id?: string
+          method?: string | null
           order_id?: string | null
           order_status?: Database["public"]["Enums"]["order_status"] | null
           outcome: string
@@ -459,7 +473,9 @@ export type Database = {
           currency?: string
           expected_amount?: number | null
           expected_currency?: string | null
+          fee_shortfall?: number | null
           id?: string
+          method?: string | null
           order_id?: string | null
           order_status?: Database["public"]["Enums"]["order_status"] | null
           outcome?: string
@@ -573,6 +589,74 @@ export type Database = {
           },
         ]
       }
+      refunds: {
+        Row: {
+          amount: number
+          attempts: number
+          claim_expires_at: string | null
+          claim_token: string | null
+          created_at: string
+          currency: string
+          id: string
+          last_attempt_at: string | null
+          last_error: string | null
+          order_id: string
+          payment_id: string | null
+          provider_refund_id: string | null
+          status: string
+          updated_at: string
+          refund_answer: Json | null
+          refund_claim_message: Json | null
+        }
+        Insert: {
+          amount: number
+          attempts?: number
+          claim_expires_at?: string | null
+          claim_token?: string | null
+          created_at?: string
+          currency: string
+          id?: string
+          last_attempt_at?: string | null
+          last_error?: string | null
+          order_id: string
+          payment_id?: string | null
+          provider_refund_id?: string | null
+          status?: string
+          updated_at?: string
+        }
+        Update: {
+          amount?: number
+          attempts?: number
+          claim_expires_at?: string | null
+          claim_token?: string | null
+          created_at?: string
+          currency?: string
+          id?: string
+          last_attempt_at?: string | null
+          last_error?: string | null
+          order_id?: string
+          payment_id?: string | null
+          provider_refund_id?: string | null
+          status?: string
+          updated_at?: string
+        }
+        Relationships: [
+          {
+            foreignKeyName: "refunds_order_id_fkey"
+            columns: ["order_id"]
+            isOneToOne: false
+            referencedRelation: "orders"
+            referencedColumns: ["id"]
+          },
+          {
+            foreignKeyName: "refunds_payment_id_fkey"
+            columns: ["payment_id"]
+            isOneToOne: false
+            referencedRelation: "payments"
+            referencedColumns: ["id"]
+          },
+        ]
+      }
       stores: {
         Row: {
           created_at: string
@@ -660,14 +744,25 @@ export type Database = {
         }
         Returns: Json
       }
+      claim_due_refunds: {
+        Args: {
+          p_claim_ms: number
+          p_limit: number
+          p_min_age_seconds: number
+          p_run_ms?: number
+        }
+        Returns: Json
+      }
       confirm_payment: {
         Args: {
           p_amount_minor: number
           p_currency: string
           p_deadline?: string
           p_event_id: string
+          p_method?: string
           p_order_id: string
           p_provider: string
+          p_provider_order_id?: string
           p_provider_payment_id: string
         }
         Returns: Json
@@ -694,10 +789,12 @@ export type Database = {
         }
         Returns: boolean
       }
+      failed_refunds: { Args: { p_limit?: number }; Returns: Json }
       format_order_number: {
         Args: { p_sequence: number; p_year: number }
         Returns: string
       }
+      gateway_rate_method: { Args: { p_method: string }; Returns: string }
       has_visible_character: { Args: { p_text: string }; Returns: boolean }
       is_canonical_ipv6: { Args: { p_host: string }; Returns: boolean }
       is_country_code: { Args: { p_code: string }; Returns: boolean }
@@ -763,14 +860,50 @@ export type Database = {
         Args: { p_idempotency_hours?: number; p_rate_limit_hours?: number }
         Returns: Json
       }
+      queue_refund_email: {
+        Args: { p_claim?: boolean; p_refund_id: string }
+        Returns: Json
+      }
       record_email_results: {
         Args: { p_deadline?: string; p_results: Json }
+        Returns: Json
+      }
+      record_refund_event: {
+        Args: {
+          p_deadline?: string
+          p_provider: string
+          p_provider_payment_id: string
+          p_provider_refund_id: string
+          p_receipt: string
+          p_status: string
+        }
+        Returns: Json
+      }
+      record_refund_result: {
+        Args: {
+          p_claim_token: string
+          p_error?: string
+          p_max_attempts?: number
+          p_provider_refund_id?: string
+          p_provider_status?: string
+          p_refund_id: string
+          p_release?: boolean
+        }
+        Returns: Json
+      }
+      refund_answer: {
+        Args: { p_refund: Database["public"]["Tables"]["refunds"]["Row"] }
+        Returns: Json
+      }
+      refund_claim_message: {
+        Args: { p_refund: Database["public"]["Tables"]["refunds"]["Row"] }
         Returns: Json
       }
       schedule_outbox_drain: {
         Args: Record<PropertyKey, never>
         Returns: string
       }
+      seller_paid_email_data: { Args: { p_payment_id: string }; Returns: Json }
       start_deadline: {
         Args: { p_deadline: string; p_work: string }
         Returns: undefined

@@ -141,7 +141,8 @@ export const CreateOrderRequestSchema = z.strictObject({
     ctx.addIssue({ code: "custom", message: _PHONE_RULE });
     return z.NEVER;
   }).meta({
-    description: "+ and 7–15 digits, the first not 0, once spaces, hyphens, dots and parentheses are removed",
+    description: "+ and 7–15 digits, the first not 0, once spaces (any Unicode space, U+00A0 included), " +
+      "hyphens, dots and parentheses are removed",
     examples: ["+91 98765 43210"],
   }),
   shippingAddress: ShippingAddressSchema,

@@ -1,6 +1,7 @@
 /**
- * Wires the drain's parts from the environment: configuration, supabase-js, the outbox and purge adapters,
- * and the mailer (Resend when RESEND_API_KEY is set), loaded on the first request.
+ * Wires the drain's parts from the environment: configuration, supabase-js, the outbox, refunds and purge
+ * adapters, the payment gateway refunds are issued through (Razorpay when its keys are set), and the mailer
+ * (Resend when RESEND_API_KEY is set), loaded on the first request.
  */
 import { parseConfig } from "../_shared/config.ts";
 import { createDatabaseClient } from "../_shared/database_client.ts";
@@ -10,6 +11,8 @@ import { supabaseEmailOutbox } from "../_shared/email/supabase_email_outbox.ts";
 import { jsonLogger, type Logger } from "../_shared/http/log.ts";
 import { supabasePurgeExpiredGuards } from "../_shared/orders/order_guards.ts";
 import { supabaseCancelUnpaidOrders } from "../_shared/orders/unpaid_orders.ts";
+import { configuredProvider } from "../_shared/payments/configured_provider.ts";
+import { supabaseRefunds } from "../_shared/payments/supabase_refunds.ts";
 import { internalError } from "../_shared/errors.ts";
 import type { OutboxDrainDependencies } from "./handler.ts";
 
@@ -21,6 +24,8 @@ export interface DrainOverrides {
   sleep?: (ms: number) => Promise<void>;
   /** The fetch supabase-js uses. */
   fetch?: typeof fetch;
+  /** The fetch the payment gateway's adapter uses. */
+  providerFetch?: typeof fetch;
 }
 
 /** Reads the environment once and builds everything the handler needs. */
@@ -50,6 +55,10 @@ export function loadDrainDependencies(
     config.unpaidOrders,
     config.databaseTimeoutMs,
   );
+  const refunds = {
+    store: supabaseRefunds(client, { timeoutMs: config.databaseTimeoutMs }),
+    provider: configuredProvider(config, overrides.providerFetch),
+  };
   return {
     config,
     log,
@@ -59,6 +68,7 @@ export function loadDrainDependencies(
         outbox,
         cancelUnpaidOrders,
         purgeExpiredGuards,
+        refunds,
         render: {
           from: config.emailFrom,
           trackingUrlTemplate: config.trackingUrlTemplate,

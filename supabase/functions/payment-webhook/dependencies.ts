@@ -1,6 +1,7 @@
 /**
  * Wires the handler's parts from the environment: configuration (RAZORPAY_WEBHOOK_SECRET among it), the
- * supabase-js payment ledger, and the e-mail sender, which loads the mailer only when an event first needs it.
+ * supabase-js payment ledger and refunds, and the e-mail sender, which loads the mailer only when an event
+ * first needs it.
  */
 import { parseConfig } from "../_shared/config.ts";
 import { createDatabaseClient } from "../_shared/database_client.ts";
@@ -9,6 +10,7 @@ import type { Mailer } from "../_shared/email/mailer.ts";
 import { jsonLogger, type Logger } from "../_shared/http/log.ts";
 import { defaultWaitUntil } from "../_shared/http/wait_until.ts";
 import { supabasePaymentLedger } from "../_shared/payments/supabase_payment_ledger.ts";
+import { supabaseRefunds } from "../_shared/payments/supabase_refunds.ts";
 import type { PaymentWebhookDependencies } from "./handler.ts";
 
 /** Parts a host (the local stack, a test) may supply instead of the defaults. */
@@ -35,6 +37,7 @@ export function loadWebhookDependencies(
     config,
     clock,
     payments: supabasePaymentLedger(client, clock),
+    refunds: supabaseRefunds(client, { clock }),
     sendEmails: claimedEmailSender(config, client, { mailer: overrides.mailer, log }),
     waitUntil: overrides.waitUntil ?? defaultWaitUntil,
     log,

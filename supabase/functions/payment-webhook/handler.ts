@@ -1,9 +1,10 @@
 /**
  * POST /payment-webhook: the payment gateway's confirmation (Razorpay's webhook), as steps: check the
  * signature over the raw body, then parse the event, confirm the payment (one SQL call: the payment row,
- * the move to paid, the buyer's e-mail), answer, and send the e-mail after the answer. The frame admits
- * every caller (`access: "none"`): the signature is this function's authentication, checked before
- * anything is parsed or stored.
+ * the move to paid, the refund of money due back, the e-mails), answer, and send the e-mails after the
+ * answer; or settle the refund a refund event names (one SQL call). The frame admits every caller
+ * (`access: "none"`): the signature is this function's authentication, checked before anything is parsed or
+ * stored.
  */
 import type { Config } from "../_shared/config.ts";
 import type { OutboxEmail } from "../_shared/email/order_email.ts";
@@ -12,6 +13,7 @@ import { describeError, type Logger } from "../_shared/http/log.ts";
 import { decodeBodyText, parseJson } from "../_shared/http/request_body.ts";
 import { type JsonReply, type RequestContext, serveFunction } from "../_shared/http/serve_function.ts";
 import { needsReview, type PaymentLedger } from "../_shared/payments/payment_confirmation.ts";
+import type { RefundEvent, RefundStore } from "../_shared/payments/refunds.ts";
 import {
   razorpayEventId,
   readRazorpayEvent,
@@ -23,6 +25,8 @@ export interface PaymentWebhookDependencies {
   config: Pick<Config, "apiKeys" | "allowedOrigins" | "paymentWebhookTimeoutMs" | "razorpayWebhookSecret">;
   clock: () => Date;
   payments: PaymentLedger;
+  /** Settles refunds on the gateway's refund events. */
+  refunds: Pick<RefundStore, "recordEvent">;
   /** Sends the claimed `paid` e-mail; runs after the response, inside `waitUntil`. */
   sendEmails: (emails: OutboxEmail[]) => Promise<void>;
   /** Keeps background work alive after the response (EdgeRuntime.waitUntil on Supabase). */
@@ -59,6 +63,7 @@ async function _receive(context: RequestContext, deps: PaymentWebhookDependencie
 
   // within Razorpay's 5 s: a slower answer is a failed delivery, retried (a retry answers as the first)
   const deadline = new Date(deps.clock().getTime() + deps.config.paymentWebhookTimeoutMs);
+  if ("refund" in event) return await _settleRefund(context, deps, event.refund, deadline);
   const result = await deps.payments.confirmPayment(event.confirmation, { deadline });
   const { outcome, orderId, orderStatus, refundDue, replayed } = result;
   context.annotate({ outcome, orderId, refundDue, replayed });
@@ -86,4 +91,36 @@ async function _receive(context: RequestContext, deps: PaymentWebhookDependencie
     );
   }
   return { status: 200, body: { received: true, outcome, orderId, orderStatus, refundDue, replayed } };
+}
+
+/** A refund event: the refund it names, settled; one not ours (made by hand at the gateway) is ignored. */
+async function _settleRefund(
+  context: RequestContext,
+  deps: PaymentWebhookDependencies,
+  event: RefundEvent,
+  deadline: Date,
+): Promise<JsonReply> {
+  const result = await deps.refunds.recordEvent(event, { deadline });
+  context.annotate({ refundFound: result.found, refundId: result.refundId, refundStatus: result.status });
+  if (!result.found) {
+    return { status: 200, body: { received: true, ignored: "no refund of ours has this id or receipt" } };
+  }
+  if (result.changed && result.status === "failed") {
+    deps.log({
+      event: "refund.failed",
+      requestId: context.requestId,
+      refundId: result.refundId,
+      orderId: result.orderId,
+    });
+  }
+  return {
+    status: 200,
+    body: {
+      received: true,
+      refundId: result.refundId,
+      orderId: result.orderId,
+      refundStatus: result.status,
+      changed: result.changed,
+    },
+  };
 }

@@ -1,7 +1,7 @@
 /**
  * POST /update-order-status: a seller's move of one order through its lifecycle, as steps: read the body,
- * parse, move (one SQL call: the lifecycle, the history row, the buyer's e-mail), answer, send the e-mail
- * after the answer. Service and secret keys only: the shared frame answers 401 to any other key, and does
+ * parse, move (one SQL call: the lifecycle, the history row, the refund a cancellation makes due, the
+ * buyer's e-mail), answer (with the refund, when the move created one), send the e-mail after the answer. Service and secret keys only: the shared frame answers 401 to any other key, and does
  * the method, limits, errors and the log line.
  */
 import type { Config } from "../_shared/config.ts";
@@ -45,8 +45,8 @@ async function _updateOrderStatus(
   const move = parseStatusMoveRequest(parseJson(await context.readBody()));
   const deadline = new Date(deps.clock().getTime() + deps.config.databaseTimeoutMs);
   const result = await deps.moves.moveOrderStatus(move, { deadline });
-  const { orderId, orderNumber, status, allowed, changed } = result;
-  context.annotate({ orderId, status, changed });
+  const { orderId, orderNumber, status, allowed, changed, refund } = result;
+  context.annotate({ orderId, status, changed, refundId: refund?.refundId });
 
   if (result.emails.length > 0) {
     deps.waitUntil(
@@ -60,5 +60,16 @@ async function _updateOrderStatus(
       ),
     );
   }
-  return { status: 200, body: { success: true, orderId, orderNumber, status, allowed, changed } };
+  return {
+    status: 200,
+    body: {
+      success: true,
+      orderId,
+      orderNumber,
+      status,
+      allowed,
+      changed,
+      ...(refund ? { refund: { amount: refund.amount, status: refund.status } } : {}),
+    },
+  };
 }

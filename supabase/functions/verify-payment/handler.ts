@@ -104,6 +104,7 @@ async function _verifyPayment(context: RequestContext, deps: VerifyPaymentDepend
     amountMinor: payment.amountMinor,
     currency: payment.currency,
     method: payment.method,
+    providerOrderId: payment.orderId,
   }, { deadline: deadline() });
   const { outcome, orderStatus, refundDue, replayed } = result;
   context.annotate({ outcome, refundDue, replayed });

@@ -1,6 +1,7 @@
 /** The mailer port: what the outbox senders need from an e-mail provider, in our own types. */
 import type { EmailMessage } from "./email_templates.ts";
-import type { EmailKind } from "./order_email.ts";
+import type { OutboxEmail } from "./order_email.ts";
+import type { RefundEmailData } from "./payment_email_data.ts";
 
 export type { EmailMessage };
 
@@ -59,10 +60,16 @@ export function mayHaveDelivered(result: SendFailure): boolean {
 
 /**
  * The idempotency key of an outbox e-mail, shaped `<event>/<id>` as Resend recommends: an order's own
- * e-mails `order/<orderId>/<buyer|seller>`, the buyer's status e-mails `order/<orderId>/status/<status>`.
+ * e-mails `order/<orderId>/<buyer|seller>`, the buyer's status e-mails `order/<orderId>/status/<status>`,
+ * the seller's payment e-mail `order/<orderId>/seller/paid`, a refund's `order/<orderId>/refund/<refundId>`.
  */
-export function orderEmailIdempotencyKey(email: { orderId: string; kind: EmailKind }): string {
-  return email.kind.startsWith("status_")
-    ? `order/${email.orderId}/status/${email.kind.slice("status_".length)}`
-    : `order/${email.orderId}/${email.kind}`;
+export function orderEmailIdempotencyKey(email: Pick<OutboxEmail, "orderId" | "kind" | "payload">): string {
+  if (email.kind.startsWith("status_")) {
+    return `order/${email.orderId}/status/${email.kind.slice("status_".length)}`;
+  }
+  if (email.kind === "seller_paid") return `order/${email.orderId}/seller/paid`;
+  if (email.kind === "refund") {
+    return `order/${email.orderId}/refund/${(email.payload as RefundEmailData).refund.refundId}`;
+  }
+  return `order/${email.orderId}/${email.kind}`;
 }

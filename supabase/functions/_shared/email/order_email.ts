@@ -2,6 +2,7 @@
  * The order e-mails as data: the snapshot `create_order` stores with each outbox row, and the message a
  * sender claims. Templates render from this alone, so an e-mail sent days later shows the order as it was.
  */
+import type { RefundEmailData, SellerPaidEmailData } from "./payment_email_data.ts";
 
 /** One ordered line as sold. Money in integer minor units (paise for INR). */
 export interface OrderEmailItem {
@@ -28,6 +29,11 @@ export interface OrderEmailData {
   status?: "pending" | "payment_pending" | "paid" | "processing" | "shipped" | "delivered" | "cancelled";
   /** Who moved the order to `paid` (null: nobody did); absent on the request path and in older rows. */
   paidBy?: StatusMover | null;
+  /**
+   * The method the gateway payment that paid the order was made by (`card`, `upi`, `netbanking`, ...), named
+   * instead of the one chosen at checkout; absent when no gateway payment paid it (or did not say how).
+   */
+  paidWith?: string | null;
   store: { name: string; ownerEmail: string };
   buyer: { name: string; email: string; phone: string };
   shippingAddress: {
@@ -59,14 +65,22 @@ export type EmailedStatus = typeof STATUS_EMAIL_STATUSES[number];
 /** The outbox kind of the buyer's e-mail about a status, e.g. `status_shipped`. */
 export type StatusEmailKind = `status_${EmailedStatus}`;
 
+/**
+ * The payment e-mails: the seller's "payment received" when the gateway marked an order paid, and the
+ * buyer's refund e-mail when the gateway took a refund.
+ */
+export type PaymentEmailKind = "seller_paid" | "refund";
+
 /** Every kind of outbox e-mail. */
-export type EmailKind = OrderEmailKind | StatusEmailKind;
+export type EmailKind = OrderEmailKind | StatusEmailKind | PaymentEmailKind;
 
 /** Every outbox kind, as the outbox table's check lists them. */
 export const EMAIL_KINDS: readonly EmailKind[] = [
   "buyer",
   "seller",
   ...STATUS_EMAIL_STATUSES.map((status): StatusEmailKind => `status_${status}`),
+  "seller_paid",
+  "refund",
 ];
 
 /**
@@ -109,6 +123,18 @@ export interface StatusEmailData {
    * recorded.
    */
   recordedPayments?: { count: number; amountMinor: number | null };
+  /**
+   * The method the gateway payment that paid the order was made by, as the gateway reported it (`card`,
+   * `upi`, `netbanking`, ...); null when no gateway payment paid it or the gateway did not say. Absent on
+   * rows written before it was recorded (the method chosen at checkout is shown then).
+   */
+  paidWith?: string | null;
+  /**
+   * The order's refunds at the move (this move's included): a `cancelled` e-mail says the money is being
+   * refunded through the gateway, or that the store returns it itself (`manual`). Absent on rows written
+   * before refunds were recorded.
+   */
+  refunds?: { amountMinor: number; currency: string; status: string }[];
 }
 
 /**
@@ -146,12 +172,29 @@ export interface StatusOutboxEmail extends _OutboxRow {
   payload: StatusEmailData;
 }
 
-/** An outbox row claimed for sending: its kind says which payload it carries. */
-export type OutboxEmail = OrderOutboxEmail | StatusOutboxEmail;
+/** The seller's "payment received: ready to ship", claimed for sending. */
+export interface SellerPaidOutboxEmail extends _OutboxRow {
+  kind: "seller_paid";
+  payload: SellerPaidEmailData;
+}
 
-/** Whether a claimed row is a buyer's status e-mail (else an order's buyer or seller e-mail). */
+/** The buyer's refund e-mail, claimed for sending: one per refund (its payload names it). */
+export interface RefundOutboxEmail extends _OutboxRow {
+  kind: "refund";
+  payload: RefundEmailData;
+}
+
+/** An outbox row claimed for sending: its kind says which payload it carries. */
+export type OutboxEmail = OrderOutboxEmail | StatusOutboxEmail | SellerPaidOutboxEmail | RefundOutboxEmail;
+
+/** Whether a claimed row is a buyer's status e-mail. */
 export function isStatusEmail(email: OutboxEmail): email is StatusOutboxEmail {
   return email.kind.startsWith("status_");
+}
+
+/** Whether a claimed row is an order's own buyer confirmation or seller alert. */
+export function isOrderEmail(email: OutboxEmail): email is OrderOutboxEmail {
+  return email.kind === "buyer" || email.kind === "seller";
 }
 
 /**

@@ -1,15 +1,19 @@
 /**
  * One drain run, the single implementation behind the outbox-drain function (every minute from pg_cron on
  * Supabase) and `deno task outbox` (locally). The run has a budget (OUTBOX_DRAIN_BUDGET_MS): it cancels the
- * orders nobody paid in time and sends their buyers' cancelled e-mails, reports the dead rows, purges expired
- * idempotency keys and rate-limit windows, then sends what is due until the budget runs out, at the
- * provider's pace; every request ends within one send's time-out after that (EMAIL_SEND_TIMEOUT_MS), so the
- * run answers within budget + time-out. A job added to the run (the refunds) takes its work from the same
- * {@linkcode RunBudget} and pace.
+ * orders nobody paid in time and sends their buyers' cancelled e-mails, issues the refunds that are due
+ * through the payment gateway and sends the buyers' refund e-mails, reports the dead rows and the failed
+ * refunds, purges expired idempotency keys and rate-limit windows, then sends what is due until the budget
+ * runs out, at the provider's pace; every request ends within one send's time-out after that
+ * (EMAIL_SEND_TIMEOUT_MS, and PAYMENT_PROVIDER_TIMEOUT_MS or less for the gateway's), so the run answers within
+ * budget + time-out. Every job takes its work from the same {@linkcode RunBudget}.
  */
 import type { Config } from "../config.ts";
 import type { PurgeCounts, PurgeExpiredGuards } from "../orders/order_guards.ts";
 import type { CancelUnpaidOrders } from "../orders/unpaid_orders.ts";
+import type { PaymentProvider } from "../payments/payment_provider.ts";
+import { issueDueRefunds, type RefundIssuingReport } from "../payments/refund_issuing.ts";
+import type { FailedRefunds, RefundStore } from "../payments/refunds.ts";
 import { createRunBudget, type RunBudget } from "../run_budget.ts";
 import type { DeadEmailReport } from "./email_outbox.ts";
 import { addSummary, describeError } from "./email_results.ts";
@@ -59,10 +63,18 @@ export interface DrainDeps extends OutboxSenderDeps {
   now?: () => number;
 }
 
-/** What a drain run needs: the senders' parts, the cancellation of unpaid orders and the purge. */
+/** The refunds' parts of a run: their store, and the gateway they are issued through (null: none set up). */
+export interface DrainRefunds {
+  store: RefundStore;
+  provider: PaymentProvider | null;
+}
+
+/** What a drain run needs: the senders' parts, the cancellation of unpaid orders, the refunds, the purge. */
 export interface OutboxDrainDeps extends DrainDeps {
   cancelUnpaidOrders: CancelUnpaidOrders;
   purgeExpiredGuards: PurgeExpiredGuards;
+  /** Absent: the run issues no refund (a drain of e-mails alone). */
+  refunds?: DrainRefunds;
 }
 
 /** Options of {@linkcode drainOutbox}: the two knobs of the request and the task, and the batch size. */
@@ -83,12 +95,19 @@ export interface DrainReport {
   emails: DrainSummary;
   /** Every dead row counted, the newest listed: they wait for a person, never for the next run. */
   deadEmails: DeadEmailReport;
+  /** What the run did to refunds; null when it issues none (no refunds' parts, or no gateway configured). */
+  refunds: RefundIssuingReport | null;
+  /** The failed refunds, the newest listed: they wait for a person (docs/operate.md, "Refunds"). */
+  failedRefunds: FailedRefunds["refunds"];
   /** What the purge removed, or null when it failed (logged; the next run purges again). */
   purged: PurgeCounts | null;
 }
 
 /** How many dead rows a report lists. */
 export const DEAD_EMAILS_LISTED = 20;
+
+/** How many failed refunds a report lists. */
+export const FAILED_REFUNDS_LISTED = 20;
 
 /** A run's shared parts: its budget and pace, and the senders' parts built on them. */
 export interface DrainRun {
@@ -133,6 +152,7 @@ export async function runOutboxDrain(
     // the buyers of the orders just cancelled hear of it first, each e-mail alone under its own key
     addSummary(emails, await sendPaced(() => Promise.resolve(cancelledEmails.splice(0)), run.send));
   }
+  const { refunds, failedRefunds } = await _refunds(deps, options, run, emails);
   const deadEmails = await deps.outbox.deadEmails(DEAD_EMAILS_LISTED);
   if (deadEmails.total > 0) {
     log({ event: "email.dead", total: deadEmails.total, outboxIds: deadEmails.emails.map((e) => e.id) });
@@ -145,7 +165,52 @@ export async function runOutboxDrain(
   }
   addSummary(emails, await drainOutbox(deps, options, run));
   log({ event: "email.drain_run", elapsedMs: run.budget.elapsedMs(), ...emails });
-  return { unpaidOrders, emails, deadEmails, purged };
+  return { unpaidOrders, emails, deadEmails, refunds, failedRefunds, purged };
+}
+
+/**
+ * The run's refunds: issue what is due (before the e-mails' backlog, so that money is never starved by
+ * mail), send the refund e-mails of those the gateway took, each alone under its own key, and list the
+ * failed ones for a person.
+ */
+async function _refunds(
+  deps: OutboxDrainDeps,
+  options: DrainOptions,
+  run: DrainRun,
+  emails: DrainSummary,
+): Promise<Pick<DrainReport, "refunds" | "failedRefunds">> {
+  if (!deps.refunds) return { refunds: null, failedRefunds: [] };
+  const { log } = run.send;
+  let refunds: RefundIssuingReport | null = null;
+  if (deps.refunds.provider) {
+    const issued = await issueDueRefunds({
+      refunds: deps.refunds.store,
+      provider: deps.refunds.provider,
+      budget: run.budget,
+      log,
+      minAgeSeconds: options.minAgeSeconds ?? 60,
+    });
+    refunds = issued.report;
+    const refundEmails = sendWorkOf(issued.emails);
+    if (refundEmails.length > 0) {
+      addSummary(emails, await sendPaced(() => Promise.resolve(refundEmails.splice(0)), run.send));
+    }
+  }
+  let failedRefunds: FailedRefunds["refunds"] = [];
+  try {
+    const failed = await deps.refunds.store.failedRefunds(FAILED_REFUNDS_LISTED);
+    failedRefunds = failed.refunds;
+    if (failed.total > 0) {
+      log({
+        event: "refund.failed_waiting",
+        total: failed.total,
+        refundIds: failed.refunds.map((r) => r.refundId),
+      });
+    }
+  } catch (error) {
+    log({ event: "refund.report_failed", error: describeError(error) });
+  }
+  return { refunds, failedRefunds };
 }
 
 /**

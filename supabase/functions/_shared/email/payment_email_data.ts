@@ -1,7 +1,7 @@
 /**
  * The payment e-mails as data: the seller's "payment received" e-mail and the buyer's refund e-mail, each
- * rendered from its payload alone (as the order e-mails are). Money in integer minor units. The outbox
- * kinds that carry them, and the SQL that writes their payloads, come with the ledger's method and refunds.
+ * rendered from its payload alone (as the status e-mails are). Money in integer minor units. The outbox
+ * kinds `seller_paid` and `refund` carry them; confirm_payment and queue_refund_email write their payloads.
  */
 import type { OrderEmailData, OrderEmailItem } from "./order_email.ts";
 
@@ -59,6 +59,8 @@ export interface RefundEmailData {
   store: { name: string; ownerEmail: string };
   reason: RefundReason;
   refund: {
+    /** Our refund's id (refunds.id): its e-mail's idempotency key. */
+    refundId: string;
     amountMinor: number;
     /** The method the refunded payment was made by (`card`, `upi`, `wallet`, `netbanking`, ...). */
     method: string | null;

@@ -7,12 +7,20 @@
  * for nothing. Pure.
  */
 import type { OrderEmailData, StatusMover } from "./order_email.ts";
+import { paymentMethodName } from "./payment_method_names.ts";
 
 const _GATEWAY_NAMES = { card: "card", upi: "UPI", wallet: "wallet" } as const;
 
+/** Who moved an order to `paid`, and the method the gateway payment that paid it was made by. */
+interface _PaidFacts {
+  paidBy?: StatusMover | null;
+  /** Named instead of the method chosen at checkout: a buyer may choose UPI and pay by card. */
+  paidWith?: string | null;
+}
+
 /** The payment lines for the buyer's or the seller's e-mail of `order`. */
 export function describePayment(
-  order: Pick<OrderEmailData, "paymentMethod" | "gatewayMethod" | "status"> & { paidBy?: StatusMover | null },
+  order: Pick<OrderEmailData, "paymentMethod" | "gatewayMethod" | "status"> & _PaidFacts,
   reader: "buyer" | "seller",
 ): string[] {
   const via = _GATEWAY_NAMES[order.gatewayMethod ?? "card"];
@@ -42,14 +50,19 @@ export function isPaidStatus(status: OrderEmailData["status"]): boolean {
 
 /** A paid order's lines: who confirmed the payment, and how the buyer chose to pay when that is not implied. */
 function _paid(
-  order: Pick<OrderEmailData, "paymentMethod" | "gatewayMethod"> & { paidBy?: StatusMover | null },
+  order: Pick<OrderEmailData, "paymentMethod" | "gatewayMethod"> & _PaidFacts,
   via: string,
 ): string[] {
   const chosen = order.paymentMethod === "gateway"
     ? `Payment method chosen at checkout: payment gateway (${via}).`
     : "Payment method chosen at checkout: UPI direct transfer.";
   if (order.paidBy === "payment_gateway") {
-    const method = order.gatewayMethod ? ` (${via})` : "";
+    // the method the buyer actually paid by; rows from before it was recorded show the one chosen
+    const method = order.paidWith
+      ? ` (${paymentMethodName(order.paidWith)})`
+      : order.gatewayMethod
+      ? ` (${via})`
+      : "";
     return [`Paid online through the payment gateway${method}, confirmed by the gateway.`];
   }
   if (order.paidBy === "seller") {

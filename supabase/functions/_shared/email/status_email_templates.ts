@@ -180,7 +180,8 @@ function _paidOpening(order: StatusEmailData): string {
 /**
  * What a cancellation means for the money, from what was recorded when it was cancelled: the gateway's
  * payments in the ledger, and the seller's confirmation that they received one. A refund is said to be due
- * only when one of them exists; an order nobody paid gets no promise. A gateway order the seller marked
+ * only when one of them exists; an order nobody paid gets no promise. The refunds the database wrote say
+ * how it goes back: through the gateway by itself, or by the store (`manual`). A gateway order the seller marked
  * paid is taken to be paid by its gateway payment when one is recorded (confirm_payment decides so too).
  */
 function _cancelledPayment(order: StatusEmailData): string[] {
@@ -215,10 +216,38 @@ function _cancelledPayment(order: StatusEmailData): string[] {
       sentence(`If you did pay, reply to this e-mail to tell ${store}`),
     ];
   }
+  const refunds = order.refunds ?? [];
+  const throughGateway = refunds.filter((refund) => refund.status !== "manual");
+  const byTheStore = refunds.filter((refund) => refund.status === "manual");
+  if (throughGateway.length > 0) {
+    lines.push(
+      `As the order is cancelled, ${
+        _sum(throughGateway) ?? "this money"
+      } is being refunded to you through the payment gateway: you will get an e-mail when the refund is ` +
+        "issued, and banks take 5–7 working days to credit it.",
+    );
+  }
+  if (byTheStore.length > 0) {
+    lines.push(
+      sentence(
+        `As the order is cancelled, ${store} will return ${
+          _sum(byTheStore) ?? "your payment"
+        } to you itself: reply to this e-mail to arrange it with ${store}`,
+      ),
+    );
+  }
+  if (refunds.length > 0) return lines;
   return [
     ...lines,
     `As the order is cancelled, this money is due back to you: reply to this e-mail to ask ${store} about your refund.`,
   ];
+}
+
+/** Refunds' total, when they share one currency. */
+function _sum(refunds: { amountMinor: number; currency: string }[]): string | null {
+  const currency = refunds[0].currency;
+  if (!refunds.every((refund) => refund.currency === currency)) return null;
+  return formatMoney(refunds.reduce((sum, refund) => sum + refund.amountMinor, 0), currency);
 }
 
 function _date(iso: string, order: StatusEmailData): string {

@@ -1,5 +1,5 @@
 /** The database port of order creation: one call, one transaction (create_order in SQL). */
-import type { OutboxEmail } from "../email/order_email.ts";
+import type { OrderOutboxEmail } from "../email/order_email.ts";
 
 /** What create_order stores: the validated request with its amounts in minor units. */
 export interface CreateOrderPayload {
@@ -42,7 +42,7 @@ export interface CreateOrderResponse {
 export interface CreateOrderResult {
   replayed: boolean;
   response: CreateOrderResponse;
-  emails: OutboxEmail[];
+  emails: OrderOutboxEmail[];
 }
 
 /** How long the store may take: past `deadline` it gives up, and nothing of the order is stored. */

@@ -1,5 +1,6 @@
 /** The database port of status moves: one call, one transaction (update_order_status in SQL). */
 import type { OutboxEmail } from "../email/order_email.ts";
+import type { RefundCreated } from "../payments/payment_confirmation.ts";
 import type { OrderStatus } from "./order_status.ts";
 
 /** Which order: by its id, or by its store and number. */
@@ -28,6 +29,11 @@ export interface StatusMoveResult {
   allowed: OrderStatus[];
   /** The buyer's status e-mail, claimed for sending (none for a no-op or a status without one). */
   emails: OutboxEmail[];
+  /**
+   * The refund this move created: a cancellation of an order a payment had paid (`pending`, issued through
+   * the gateway), or of a upi_direct order the seller had confirmed paid (`manual`). Absent otherwise.
+   */
+  refund?: RefundCreated;
 }
 
 /** Moves orders; throws OrderError for the contract's failures (ORDER_NOT_FOUND, INVALID_TRANSITION, ...). */

@@ -46,10 +46,24 @@ export interface PaymentConfirmation {
   currency: string;
   /**
    * How the buyer paid, as the provider reports it (Razorpay: `card`, `upi`, `wallet`, `netbanking`, `emi`,
-   * ...); null when the report does not say. Handed to the ledger for the fee's check (the rate of the method
-   * actually used), which the ledger's SQL does not record yet.
+   * ...); null when the report does not say. The ledger records it, and what its rate costs above the fee
+   * the order was priced with (`fee_shortfall`); every e-mail after the payment names it.
    */
   method: string | null;
+  /**
+   * The provider's order the payment paid (Razorpay's `order_id`), or null: the ledger finds our order
+   * through it when `orderId` names none (a Checkout opened without our notes).
+   */
+  providerOrderId: string | null;
+}
+
+/** A refund the ledger wrote for money due back; its amount in rupees, as the order's are. */
+export interface RefundCreated {
+  refundId: string;
+  amount: number;
+  currency: string;
+  /** `pending` (the drain's run issues it through the gateway) or `manual` (the store returns it itself). */
+  status: string;
 }
 
 /** What was decided; a replay answers what the first delivery of the event decided. */
@@ -60,10 +74,16 @@ export interface ConfirmationResult {
   orderNumber: string | null;
   orderStatus: OrderStatus | null;
   /**
-   * The money must go back to the buyer: the order was cancelled, already paid by another payment, or not
-   * to be paid through the gateway at all.
+   * The money must go back to the buyer: the order was cancelled, already paid by another payment, not to
+   * be paid through the gateway at all, or the amount or currency was not the order's.
    */
   refundDue: boolean;
+  /** The method the payment was made by, as recorded (lower-case; null when unknown). */
+  method: string | null;
+  /** What the method's fee costs above the order's, in paise; null when unknown. */
+  feeShortfall: number | null;
+  /** The refund this event wrote (the payment's money is due back), or null. */
+  refund: RefundCreated | null;
   /** The buyer's `paid` e-mail, claimed for sending, when this event marked the order paid. */
   emails: OutboxEmail[];
 }

@@ -1,6 +1,6 @@
 /**
- * The payment provider port: what start-payment, verify-payment and (phase B) the refunds' drain ask of a
- * gateway, in our types. Amounts in minor units (paise), as the gateway's API takes them. The Razorpay
+ * The payment provider port: what start-payment, verify-payment and the drain's refunds ask of a gateway,
+ * in our types. Amounts in minor units (paise), as the gateway's API takes them. The Razorpay
  * adapter (`razorpay_api.ts`) implements it over HTTP; every failure, an error answer or silence past the
  * call's timeout, is an OrderError PAYMENT_PROVIDER_ERROR (502) whose cause says what happened.
  */
@@ -57,6 +57,11 @@ export interface NewProviderRefund {
   speed: "normal";
 }
 
+/** How long one call may take: less than the adapter's own limit when a run's budget is nearly spent. */
+export interface CallOptions {
+  timeoutMs?: number;
+}
+
 /** A payment gateway's API. Every method throws OrderError PAYMENT_PROVIDER_ERROR on failure. */
 export interface PaymentProvider {
   /** The provider's name, as payments are recorded under it (`razorpay`). */
@@ -77,7 +82,7 @@ export interface PaymentProvider {
     amount: { amountMinor: number; currency: string },
   ): Promise<ProviderPayment>;
   /** The payment's refunds (up to 100, the most Razorpay lists in one page). */
-  listRefunds(paymentId: string): Promise<ProviderRefund[]>;
-  createRefund(paymentId: string, refund: NewProviderRefund): Promise<ProviderRefund>;
+  listRefunds(paymentId: string, options?: CallOptions): Promise<ProviderRefund[]>;
+  createRefund(paymentId: string, refund: NewProviderRefund, options?: CallOptions): Promise<ProviderRefund>;
   fetchRefund(paymentId: string, refundId: string): Promise<ProviderRefund>;
 }

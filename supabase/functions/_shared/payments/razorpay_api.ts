@@ -10,6 +10,7 @@ import { z } from "../zod.ts";
 import { OrderError } from "../errors.ts";
 import { isCheckoutSignature } from "./checkout_signature.ts";
 import type {
+  CallOptions,
   NewProviderOrder,
   NewProviderRefund,
   PaymentProvider,
@@ -123,8 +124,11 @@ export function razorpayApi(options: RazorpayApiOptions): PaymentProvider {
     path: string,
     schema: z.ZodType<T>,
     body?: unknown,
+    callOptions: CallOptions = {},
   ): Promise<T> {
-    const signal = AbortSignal.timeout(options.timeoutMs);
+    // the adapter's limit, or less for a call late in a run's budget
+    const timeoutMs = Math.max(0, Math.min(options.timeoutMs, callOptions.timeoutMs ?? Infinity));
+    const signal = AbortSignal.timeout(timeoutMs);
     let status = 0;
     let text: string;
     try {
@@ -148,7 +152,7 @@ export function razorpayApi(options: RazorpayApiOptions): PaymentProvider {
           operation,
           status,
           silent ? "TIMEOUT" : "NETWORK_ERROR",
-          silent ? `no answer within ${options.timeoutMs} ms` : "the request failed",
+          silent ? `no answer within ${timeoutMs} ms` : "the request failed",
           { cause: error },
         ),
       );
@@ -214,23 +218,25 @@ export function razorpayApi(options: RazorpayApiOptions): PaymentProvider {
         }),
       );
     },
-    async listRefunds(paymentId: string) {
+    async listRefunds(paymentId: string, callOptions?: CallOptions) {
       const page = await call(
         "refunds.list",
         "GET",
         `/v1/payments/${_path(paymentId)}/refunds?count=100`,
         _Collection(_RefundEntity),
+        undefined,
+        callOptions,
       );
       return page.items.map(_refund);
     },
-    async createRefund(paymentId: string, refund: NewProviderRefund) {
+    async createRefund(paymentId: string, refund: NewProviderRefund, callOptions?: CallOptions) {
       return _refund(
         await call("refunds.create", "POST", `/v1/payments/${_path(paymentId)}/refund`, _RefundEntity, {
           amount: refund.amountMinor,
           speed: refund.speed,
           receipt: refund.receipt,
           notes: refund.notes,
-        }),
+        }, callOptions),
       );
     },
     async fetchRefund(paymentId: string, refundId: string) {

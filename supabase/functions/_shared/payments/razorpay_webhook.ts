@@ -5,11 +5,15 @@
  * retry; `payment.captured` and `order.paid` confirm a payment, whose entity (`payload.payment.entity`)
  * carries the amount in paise, the currency and the `notes` the storefront gave Razorpay Checkout, where
  * `notes.orderId` is our order's id (for `order.paid`, the Razorpay order's notes are read when the
- * payment's lack it). Every other event is acknowledged and ignored.
+ * payment's lack it; and the payment's `order_id`, the Razorpay order start-payment opened, is handed on
+ * for the ledger to find the order by when no notes name it). `refund.processed` and `refund.failed` settle
+ * a refund: their refund entity (`payload.refund.entity`) carries Razorpay's refund id, the payment's id and
+ * the `receipt` we created it with (our refund's id). Every other event is acknowledged and ignored.
  */
 import { z } from "../zod.ts";
 import { OrderError } from "../errors.ts";
 import type { PaymentConfirmation } from "./payment_confirmation.ts";
+import type { RefundEvent } from "./refunds.ts";
 import { verifyHexHmacSha256 } from "./webhook_signature.ts";
 
 /** The header carrying the body's signature. */
@@ -24,9 +28,16 @@ export const RAZORPAY_PAYMENT_EVENTS = ["payment.captured", "order.paid"] as con
 /** The provider name payments from this adapter are recorded under. */
 export const RAZORPAY_PROVIDER = "razorpay";
 
-/** What a Razorpay event means here: a payment to confirm, or nothing to do (and why). */
+/** The events that settle a refund, and the status each gives it. */
+export const RAZORPAY_REFUND_EVENTS = {
+  "refund.processed": "processed",
+  "refund.failed": "failed",
+} as const;
+
+/** What a Razorpay event means here: a payment to confirm, a refund settled, or nothing to do (and why). */
 export type RazorpayEvent =
   | { event: string; confirmation: PaymentConfirmation }
+  | { event: string; refund: RefundEvent }
   | { event: string; ignored: string };
 
 /**
@@ -49,11 +60,18 @@ const _Notes = z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]
 
 const _PaymentEntity = z.object({
   id: z.string().min(1).max(255),
+  order_id: z.string().min(1).max(255).nullish(),
   amount: z.int().min(0),
   currency: z.string().regex(/^[A-Za-z]{3}$/),
   status: z.string(),
   method: z.string().max(40).nullish(),
   notes: _Notes,
+});
+
+const _RefundEntity = z.object({
+  id: z.string().min(1).max(255),
+  payment_id: z.string().min(1).max(255),
+  receipt: z.string().max(255).nullish(),
 });
 
 /** The part of a Razorpay event the adapter reads (zod); every other field is ignored. */
@@ -62,6 +80,7 @@ export const RazorpayEventSchema = z.object({
   payload: z.object({
     payment: z.object({ entity: _PaymentEntity }).optional(),
     order: z.object({ entity: z.object({ notes: _Notes }) }).optional(),
+    refund: z.object({ entity: _RefundEntity }).optional(),
   }).optional(),
 });
 
@@ -83,8 +102,9 @@ export function razorpayEventId(headers: Headers): string {
 }
 
 /**
- * Reads a verified event's JSON: a payment to confirm for `payment.captured` and `order.paid`, else an
- * ignored event. A payment event without the documented payment entity is VALIDATION_FAILED.
+ * Reads a verified event's JSON: a payment to confirm for `payment.captured` and `order.paid`, a refund to
+ * settle for `refund.processed` and `refund.failed`, else an ignored event. A payment or refund event without
+ * its documented entity is VALIDATION_FAILED.
  */
 export function readRazorpayEvent(body: unknown, eventId: string): RazorpayEvent {
   const parsed = RazorpayEventSchema.safeParse(body);
@@ -94,6 +114,24 @@ export function readRazorpayEvent(body: unknown, eventId: string): RazorpayEvent
     });
   }
   const { event, payload } = parsed.data;
+  if (Object.hasOwn(RAZORPAY_REFUND_EVENTS, event)) {
+    const refund = payload?.refund?.entity;
+    if (!refund) {
+      throw new OrderError("VALIDATION_FAILED", "The webhook body is not a Razorpay event", {
+        details: [{ path: "payload.refund.entity", message: `${event} carries a refund entity` }],
+      });
+    }
+    return {
+      event,
+      refund: {
+        provider: RAZORPAY_PROVIDER,
+        providerPaymentId: refund.payment_id,
+        providerRefundId: refund.id,
+        receipt: refund.receipt || null,
+        status: RAZORPAY_REFUND_EVENTS[event as keyof typeof RAZORPAY_REFUND_EVENTS],
+      },
+    };
+  }
   if (!(RAZORPAY_PAYMENT_EVENTS as readonly string[]).includes(event)) {
     return { event, ignored: `${event} does not confirm a payment` };
   }
@@ -116,6 +154,7 @@ export function readRazorpayEvent(body: unknown, eventId: string): RazorpayEvent
       amountMinor: payment.amount,
       currency: payment.currency.toUpperCase(),
       method: payment.method ?? null,
+      providerOrderId: payment.order_id ?? null,
     },
   };
 }

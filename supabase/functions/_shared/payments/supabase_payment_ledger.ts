@@ -27,6 +27,8 @@ export function supabasePaymentLedger(
             p_provider_payment_id: confirmation.providerPaymentId,
             p_event_id: confirmation.eventId,
             p_deadline: deadline.toISOString(),
+            p_method: confirmation.method ?? undefined,
+            p_provider_order_id: confirmation.providerOrderId ?? undefined,
           }).abortSignal(signal),
         deadline,
         now,
