@@ -173,31 +173,6 @@ test("confirm_payment()'s transaction is gone within 500 ms of its deadline whil
   assert.equal(payments, 0);
 });
 
-test("cancel_unpaid_orders()'s transaction is gone within 500 ms of its deadline while another session holds a stock row it gives back", async (db) => {
-  const store = await createTestStore(db);
-  await setStock(db, { productId: store.products[0].id }, 100);
-  // placed four minutes ago (within create_order's five): unpaid past a one-minute window at once
-  const { response } = await callCreateOrder(
-    db,
-    createOrderPayload(store, { orderedAt: new Date(Date.now() - 4 * 60_000).toISOString() }),
-  );
-  const waits = await queueBehind(
-    db,
-    {
-      statement: "select 1 from public.products where id = $1 for no key update",
-      params: [store.products[0].id],
-    },
-    [1_500],
-    (deadline) => ({ sql: "select public.cancel_unpaid_orders(1, 0, 100, $1)", params: [deadline] }),
-  );
-  assertGoneByDeadline(waits);
-  const [{ status }] = await db.query<{ status: string }>("select status from public.orders where id = $1", [
-    response.orderId,
-  ]);
-  assert.equal(status, "payment_pending");
-  assert.deepEqual(await stockOf(db, { productId: store.products[0].id }), [98]);
-});
-
 test("record_refund_event()'s transaction is gone within 500 ms of its deadline while another session holds the refund's row, for every event queued behind it", async (db) => {
   const store = await createTestStore(db);
   const { response } = await callCreateOrder(db, createOrderPayload(store));

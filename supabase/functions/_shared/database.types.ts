@@ -911,6 +911,7 @@ export type Database = {
       take_store_slot: { Args: { p_store_id: string }; Returns: undefined }
       text_character_problem: { Args: { p_text: string }; Returns: string }
       trim_text: { Args: { p_text: string }; Returns: string }
+      try_queue: { Args: { p_queue: string }; Returns: boolean }
       update_order_status: {
         Args: {
           p_carrier?: string
