@@ -235,7 +235,7 @@ test("create_order() of another store sharing the IP and the e-mail rate-limit b
 });
 
 // pins a past bug: a direct caller's deadline was optional, and its waits ran to the statement timeout
-test("POST /rest/v1/rpc/<writer> with the service key and no deadline, a null one or one an hour away ends its transaction within 6.5 s of its start while another session holds the row it waits on", async (db) => {
+test("POST /rest/v1/rpc/<writer> with the service key and no deadline, a null one or one an hour away ends its transaction within 6.5 s of its start while another session holds the row it waits on, for every writer that waits", async (db) => {
   const stores = [await createTestStore(db), await createTestStore(db), await createTestStore(db)];
   const order = await createTestStore(db).then((store) => callCreateOrder(db, createOrderPayload(store)));
   const locks = [
@@ -248,6 +248,41 @@ test("POST /rest/v1/rpc/<writer> with the service key and no deadline, a null on
     ),
     await holdLock(db, "select 1 from public.orders where id = $1 for update", [order.response.orderId]),
   ];
+  // a refund due (a payment of the wrong amount) and a payment-IP bucket of this window, each held too
+  const wrongAmount = await createTestStore(db).then((store) =>
+    callCreateOrder(db, createOrderPayload(store))
+  );
+  await db.asRole(
+    "service_role",
+    (s) =>
+      s.query("select public.confirm_payment($1, 100, 'INR', 'razorpay', $2, $3)", [
+        wrongAmount.response.orderId,
+        `pay_${crypto.randomUUID()}`,
+        `evt_${crypto.randomUUID()}`,
+      ]),
+  );
+  const [{ id: refundId }] = await db.query<{ id: string }>(
+    "select id::text from public.refunds where order_id = $1",
+    [
+      wrongAmount.response.orderId,
+    ],
+  );
+  const clientIp = `203.0.113.${Math.floor(Math.random() * 250)}`;
+  await db.query(
+    `insert into public.order_rate_limits (bucket, window_start, hits)
+     values ('payment-ip:' || $1, to_timestamp(floor(extract(epoch from now()) / 3600) * 3600), 1)`,
+    [clientIp],
+  );
+  locks.push(
+    await holdLock(db, "select 1 from public.refunds where id = $1 for update", [refundId]),
+    await holdLock(
+      db,
+      "select 1 from public.order_rate_limits where bucket = 'payment-ip:' || $1 for update",
+      [
+        clientIp,
+      ],
+    ),
+  );
   const pool = await ownPool(db, 10);
   const stack = await startTestStack({ db: pool });
   const rpc = async (fn: string, args: Record<string, unknown>) => {
@@ -287,6 +322,26 @@ test("POST /rest/v1/rpc/<writer> with the service key and no deadline, a null on
         p_provider_payment_id: `pay_${crypto.randomUUID()}`,
         p_event_id: `evt_${crypto.randomUUID()}`,
         p_deadline: null,
+      }),
+      "keep_provider_order with p_deadline null": rpc("keep_provider_order", {
+        p_order_id: orderId,
+        p_provider: "razorpay",
+        p_provider_order_id: `order_${crypto.randomUUID().slice(0, 8)}`,
+        p_amount_minor: 71_545,
+        p_currency: "INR",
+        p_deadline: null,
+      }),
+      "begin_payment with p_deadline null": rpc("begin_payment", {
+        p_order_id: orderId,
+        p_client_ip: clientIp,
+        p_ip_limit: 100,
+        p_ip_window_seconds: 3600,
+        p_deadline: null,
+      }),
+      "record_refund_result (no deadline parameter)": rpc("record_refund_result", {
+        p_refund_id: refundId,
+        p_claim_token: crypto.randomUUID(),
+        p_provider_refund_id: "rfnd_held",
       }),
     };
     const outcomes = Object.fromEntries(
