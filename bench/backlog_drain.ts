@@ -78,7 +78,7 @@ export async function drainBacklog(
       render,
       log: () => {},
       limits: { ...LIMITS, requestsPerSecond: options.pace },
-      cancelUnpaidOrders: () => Promise.resolve({ cancelled: [], emails: [] }),
+      cancelUnpaidOrders: () => Promise.resolve({ cancelled: [], emails: [], skipped: [] }),
       purgeExpiredGuards: () => Promise.resolve({ idempotencyKeys: 0, rateLimitWindows: 0 }),
     };
     const started = performance.now();

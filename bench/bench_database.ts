@@ -8,6 +8,7 @@ import { resetDatabase } from "../local/migrate.ts";
 import { openPostgres } from "../local/open_database.ts";
 import type { SqlDatabase } from "../local/sql_database.ts";
 import { catalogueSql } from "./catalogue.ts";
+import { PGBENCH_RETRY_SQL } from "./pgbench.ts";
 
 /** A migrated, seeded database only this run uses. */
 export interface BenchDatabase {
@@ -25,8 +26,8 @@ export interface BenchDatabase {
 }
 
 /**
- * Creates `bench_<timestamp>_<pid>[_<purpose>]` (migrated, bench catalogue seeded) and the same name with
- * `_meter`.
+ * Creates `bench_<timestamp>_<pid>[_<purpose>]` (migrated, bench catalogue seeded, pgbench's retrying
+ * create_order beside it) and the same name with `_meter`.
  */
 export async function createBenchDatabase(serverUrl: string, purpose?: string): Promise<BenchDatabase> {
   const name = `bench_${new Date().toISOString().replace(/\D/g, "").slice(0, 14)}_${Deno.pid}${
@@ -49,6 +50,8 @@ export async function createBenchDatabase(serverUrl: string, purpose?: string): 
   try {
     await resetDatabase(db, { seed: false });
     await db.exec(catalogueSql());
+    // pgbench's create_order as the function's adapter makes it (a STORE_BUSY tried again)
+    await db.exec(PGBENCH_RETRY_SQL);
     // the migrations' catalogue rows and the seed vacuumed now, not by autovacuum inside a measured run
     await db.exec("vacuum analyze");
     const meter = postgres(meterUrl.href, { max: 1, onnotice: () => {} });

@@ -107,9 +107,11 @@ export function judge(
   const checks: Target[] = [
     { name: "synchronous_commit", goal: "on", value: "on (checked)", met: true },
     {
-      name: "create_order calls per order on the RPC route",
+      name: "create_order calls per order on the RPC route, STORE_BUSY tries apart",
       goal: "exactly 1",
-      value: `${r.rpc.createOrderCalls} calls / ${r.rpc.orders} orders`,
+      value: `${r.rpc.createOrderCalls - (r.rpc.storeBusy ?? 0)} calls (+${
+        r.rpc.storeBusy ?? 0
+      } STORE_BUSY) / ${r.rpc.orders} orders`,
       met: r.rpc.ok,
     },
     {

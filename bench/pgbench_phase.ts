@@ -4,7 +4,8 @@
  */
 import type { Spread } from "./catalogue.ts";
 import type { CostMeter, RunCost } from "./cost_window.ts";
-import { runPgbench, writePgbenchScripts } from "./pgbench.ts";
+import { refusedTries, runPgbench, writePgbenchScripts } from "./pgbench.ts";
+import type { SqlDatabase } from "../local/sql_database.ts";
 import { bySetting, CLIENTS, SPREADS } from "./settings.ts";
 import { type Spread3, summarize } from "./stats.ts";
 
@@ -17,6 +18,8 @@ export interface PgbenchPhase {
 /** `runs` rounds of every setting, `seconds` each, against the database at `url`. */
 export async function runPgbenchPhase(options: {
   url: string;
+  /** The bench database, for the tries STORE_BUSY refused. */
+  db: SqlDatabase;
   dir: string;
   runs: number;
   seconds: number;
@@ -32,6 +35,7 @@ export async function runPgbenchPhase(options: {
   for (let run = 0; run < runs; run++) {
     for (const spread of SPREADS) {
       for (const clients of CLIENTS) {
+        const refusedBefore = await refusedTries(options.db);
         const window = await meter.start(snapshot, []);
         const result = await runPgbench(url, scripts[spread], clients, seconds);
         const finished = await window.finish();
@@ -44,7 +48,9 @@ export async function runPgbenchPhase(options: {
         log(
           `pgbench ${spread}, ${clients} clients: ${result.tps.toFixed(0)} tps; ${c.orders} orders, WAL ${
             (c.wal.ownBytes / c.orders).toFixed(0)
-          } B/order, ${(c.transactions / c.orders).toFixed(3)} transactions/order`,
+          } B/order, ${(c.transactions / c.orders).toFixed(3)} transactions/order, ${
+            (await refusedTries(options.db)) - refusedBefore
+          } tries refused STORE_BUSY`,
         );
       }
     }

@@ -193,7 +193,9 @@ function _overheads(r: BenchResults): string[] {
     ...Object.entries(r.peakRssAt32).map(([name, s]) =>
       `| peak RSS of the ${name}, 32 connections | ${cell(s)} MiB |`
     ),
-    `| RPC calls of the service | create_order ${r.rpc.createOrderCalls} for ${r.rpc.orders} orders; ${
+    `| RPC calls of the service | create_order ${r.rpc.createOrderCalls} (${
+      r.rpc.storeBusy ?? 0
+    } of them refused STORE_BUSY and made again) for ${r.rpc.orders} orders; ${
       Object.entries(r.rpc.otherCalls).map(([fn, n]) => `${fn} ${n}`).join(", ") || "no other"
     }; e-mails accepted by the fake Resend ${r.emailsSent} |`,
     `| transactions of each statistics reader (subtracted) | ${r.settings.readerTransactions} |`,

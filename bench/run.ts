@@ -111,7 +111,15 @@ try {
   log(`each statistics reader adds ${meter.readerTransactions} transactions (subtracted from every run)`);
 
   // 1. the limit: pgbench calling create_order directly
-  const pgbench = await runPgbenchPhase({ url: bench.url, dir, runs: RUNS, seconds: SECONDS, meter, log });
+  const pgbench = await runPgbenchPhase({
+    url: bench.url,
+    db: bench.db,
+    dir,
+    runs: RUNS,
+    seconds: SECONDS,
+    meter,
+    log,
+  });
 
   // 2. the service through HTTP: the function and the stand-in, each its own process
   const resend = await startFakeResend();

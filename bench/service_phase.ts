@@ -73,7 +73,7 @@ export async function runServicePhase(options: {
   const rpc = await checkOneCallPerOrder(options.db, service);
   const emailsSent = (await (await fetch(`${options.resend.url}/__stats`)).json()).sent as number;
   log(
-    `rpc: ${rpc.createOrderCalls} create_order calls for ${rpc.orders} orders (${
+    `rpc: ${rpc.createOrderCalls} create_order calls (${rpc.storeBusy} refused STORE_BUSY) for ${rpc.orders} orders (${
       rpc.ok ? "ok" : "MISMATCH"
     })`,
   );

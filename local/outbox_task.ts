@@ -141,7 +141,7 @@ export function describeDrainReport(report: DrainReport): string[] {
   const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
   return [
     report.unpaidOrders
-      ? `unpaid orders: cancelled ${report.unpaidOrders.cancelled}`
+      ? `unpaid orders: cancelled ${report.unpaidOrders.cancelled}, left for a later run ${report.unpaidOrders.skipped}`
       : "unpaid orders: failed (see the log line), the next run tries again",
     `outbox: claimed ${claimed}, sent ${sent}, failed ${failed}, dead ${dead}, ignored ${ignored}, ` +
     `superseded ${superseded}, released ${released}`,

@@ -28,11 +28,13 @@ export interface RpcRouteOptions {
   signingKey?: LocalSigningKey;
   /** Told of every function call that reached the database. */
   onCall?: (fn: string) => void;
+  /** Told of every call that failed with a SQLSTATE (the bench counts create_order's STORE_BUSY tries). */
+  onFailure?: (fn: string, sqlstate: string) => void;
 }
 
 /** The RPC route over `db`. */
 export function createRpcRoute(db: SqlDatabase, keys: KeyRoles, options: RpcRouteOptions = {}) {
-  const { signingKey, onCall = () => {} } = options;
+  const { signingKey, onCall = () => {}, onFailure = () => {} } = options;
   const signatures = new Map<string, Promise<FunctionSignature | null>>();
 
   const signatureOf = (fn: string) => {
@@ -113,6 +115,8 @@ export function createRpcRoute(db: SqlDatabase, keys: KeyRoles, options: RpcRout
         headers: { "Content-Type": "application/json; charset=utf-8" },
       });
     } catch (error) {
+      const sqlstate = (error as { code?: unknown }).code;
+      if (typeof sqlstate === "string") onFailure(fn, sqlstate);
       return databaseErrorResponse(error, role);
     }
   };

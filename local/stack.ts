@@ -17,6 +17,7 @@ import { updateOrderStatusHandler } from "../supabase/functions/update-order-sta
 import type { serveFunction } from "../supabase/functions/_shared/http/serve_function.ts";
 import type { Logger } from "../supabase/functions/_shared/http/log.ts";
 import type { Mailer } from "../supabase/functions/_shared/email/mailer.ts";
+import { STORE_BUSY_SQLSTATE } from "../supabase/functions/_shared/orders/database_errors.ts";
 import { trackOrderHandler } from "../supabase/functions/track-order/handler.ts";
 import { loadTrackOrderDependencies } from "../supabase/functions/track-order/dependencies.ts";
 import { loadStartPaymentDependencies } from "../supabase/functions/start-payment/dependencies.ts";
@@ -52,7 +53,8 @@ export interface LocalStackOptions {
   hostname?: string;
   /**
    * Extra environment of the function (ALLOWED_ORIGINS, ORDER_TRACKING_URL, rate limits, ...).
-   * LOCAL_STACK_STATS=1 adds `GET /__stats`: the RPC route's calls per function, for the bench.
+   * LOCAL_STACK_STATS=1 adds `GET /__stats`: the RPC route's calls per function, and the create_order calls
+   * refused with STORE_BUSY (tried again by the function), for the bench.
    */
   env?: Record<string, string | undefined>;
   /** The mailer of both functions; default: Resend when RESEND_API_KEY is set. */
@@ -119,6 +121,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const secretKey = secret.default ?? serviceKey;
   const signingKey = options.signingKey ?? await createSigningKey();
   const rpcCalls = new Map<string, number>();
+  let storeBusy = 0;
   const background = new Set<Promise<unknown>>();
   const keys = {
     anon: [anonKey, ...publishable],
@@ -128,6 +131,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const rpc = createRpcRoute(options.db, keys, {
     signingKey,
     onCall: (fn) => rpcCalls.set(fn, (rpcCalls.get(fn) ?? 0) + 1),
+    onFailure: (fn, sqlstate) => {
+      if (fn === "create_order" && sqlstate === STORE_BUSY_SQLSTATE) storeBusy++;
+    },
   });
   const read = createReadRoute(options.db, keys, signingKey);
   const auth = createAuthRoutes(signingKey);
@@ -170,7 +176,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       if (page) return request.method === "HEAD" ? _withoutBody(page) : page;
     }
     if (statsRoute && pathname === "/__stats" && request.method === "GET") {
-      return Response.json({ rpcCalls: Object.fromEntries(rpcCalls) });
+      return Response.json({ rpcCalls: Object.fromEntries(rpcCalls), storeBusy });
     }
     return Response.json({ message: "no route" }, { status: 404 });
   });

@@ -114,7 +114,9 @@ export const FUNCTIONS: FunctionDescription[] = [
       IDEMPOTENCY_KEY_IN_USE: "the first request with this key is still running",
       OUT_OF_STOCK: "an item wants more than its stock has left",
       IDEMPOTENCY_KEY_REUSED: "this key was used with another body",
-      RATE_LIMITED: "too many orders from this client IP or for this buyer e-mail; see Retry-After",
+      RATE_LIMITED:
+        "too many orders from this client IP or for this buyer e-mail, or (Retry-After 1) more of " +
+        "this store's orders at once than it takes until the deadline; see Retry-After",
     },
   },
   {

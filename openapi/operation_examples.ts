@@ -308,7 +308,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
       run: {
         summary: "One unpaid order cancelled, one refund issued, three e-mails sent, nothing dead or failed",
         value: {
-          unpaidOrders: { cancelled: 1, orderIds: ["0196f1c2-7b00-7c3d-8e5f-0a1b2c3d4e60"] },
+          unpaidOrders: { cancelled: 1, orderIds: ["0196f1c2-7b00-7c3d-8e5f-0a1b2c3d4e60"], skipped: 0 },
           emails: { claimed: 3, sent: 3, failed: 0, dead: 0, ignored: 0, superseded: 0, released: 0 },
           deadEmails: { total: 0, emails: [] },
           refunds: { issued: 1, adopted: 0, failed: 0, released: 0 },

@@ -148,8 +148,11 @@ const _Count = z.int().min(0);
 
 /** outbox-drain's 200: what one drain run did. No address, no error text. */
 export const DrainResponse = z.strictObject({
-  /** the unpaid orders the run cancelled before sending; null when that step failed (the rest went on) */
-  unpaidOrders: z.strictObject({ cancelled: _Count, orderIds: z.array(Uuid) }).nullable(),
+  /**
+   * the unpaid orders the run cancelled before sending, and how many due it left for a later run (a row they
+   * need was locked: the cancellation never waits); null when that step failed (the rest went on)
+   */
+  unpaidOrders: z.strictObject({ cancelled: _Count, orderIds: z.array(Uuid), skipped: _Count }).nullable(),
   emails: z.strictObject({
     claimed: _Count,
     sent: _Count,

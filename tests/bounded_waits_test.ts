@@ -21,7 +21,8 @@ import {
   transactionEnd,
   waitUntilWaiting,
 } from "./support/lock_waits.ts";
-import { holdLock } from "./support/postgres_faults.ts";
+import { startTestStack } from "./support/local_stack.ts";
+import { holdLock, ownPool } from "./support/postgres_faults.ts";
 import { setStock, stockOf } from "./support/stock.ts";
 
 /** The most a transaction may stay open past its request's deadline. */
@@ -172,31 +173,6 @@ test("confirm_payment()'s transaction is gone within 500 ms of its deadline whil
   assert.equal(payments, 0);
 });
 
-test("cancel_unpaid_orders()'s transaction is gone within 500 ms of its deadline while another session holds a stock row it gives back", async (db) => {
-  const store = await createTestStore(db);
-  await setStock(db, { productId: store.products[0].id }, 100);
-  // placed four minutes ago (within create_order's five): unpaid past a one-minute window at once
-  const { response } = await callCreateOrder(
-    db,
-    createOrderPayload(store, { orderedAt: new Date(Date.now() - 4 * 60_000).toISOString() }),
-  );
-  const waits = await queueBehind(
-    db,
-    {
-      statement: "select 1 from public.products where id = $1 for no key update",
-      params: [store.products[0].id],
-    },
-    [1_500],
-    (deadline) => ({ sql: "select public.cancel_unpaid_orders(1, 0, 100, $1)", params: [deadline] }),
-  );
-  assertGoneByDeadline(waits);
-  const [{ status }] = await db.query<{ status: string }>("select status from public.orders where id = $1", [
-    response.orderId,
-  ]);
-  assert.equal(status, "payment_pending");
-  assert.deepEqual(await stockOf(db, { productId: store.products[0].id }), [98]);
-});
-
 test("record_refund_event()'s transaction is gone within 500 ms of its deadline while another session holds the refund's row, for every event queued behind it", async (db) => {
   const store = await createTestStore(db);
   const { response } = await callCreateOrder(db, createOrderPayload(store));
@@ -256,4 +232,130 @@ test("create_order() of another store sharing the IP and the e-mail rate-limit b
     await stuck.close();
   }
   assert.equal((await storeRowCounts(db, otherStore.storeId)).orders, 1);
+});
+
+// pins a past bug: a direct caller's deadline was optional, and its waits ran to the statement timeout
+test("POST /rest/v1/rpc/<writer> with the service key and no deadline, a null one or one an hour away ends its transaction within 6.5 s of its start while another session holds the row it waits on, for every writer that waits", async (db) => {
+  const stores = [await createTestStore(db), await createTestStore(db), await createTestStore(db)];
+  const order = await createTestStore(db).then((store) => callCreateOrder(db, createOrderPayload(store)));
+  const locks = [
+    ...await Promise.all(
+      stores.map((store) =>
+        callCreateOrder(db, createOrderPayload(store)).then(() =>
+          holdLock(db, "select 1 from public.order_counters where store_id = $1 for update", [store.storeId])
+        )
+      ),
+    ),
+    await holdLock(db, "select 1 from public.orders where id = $1 for update", [order.response.orderId]),
+  ];
+  // a refund due (a payment of the wrong amount) and a payment-IP bucket of this window, each held too
+  const wrongAmount = await createTestStore(db).then((store) =>
+    callCreateOrder(db, createOrderPayload(store))
+  );
+  await db.asRole(
+    "service_role",
+    (s) =>
+      s.query("select public.confirm_payment($1, 100, 'INR', 'razorpay', $2, $3)", [
+        wrongAmount.response.orderId,
+        `pay_${crypto.randomUUID()}`,
+        `evt_${crypto.randomUUID()}`,
+      ]),
+  );
+  const [{ id: refundId }] = await db.query<{ id: string }>(
+    "select id::text from public.refunds where order_id = $1",
+    [
+      wrongAmount.response.orderId,
+    ],
+  );
+  const clientIp = `203.0.113.${Math.floor(Math.random() * 250)}`;
+  await db.query(
+    `insert into public.order_rate_limits (bucket, window_start, hits)
+     values ('payment-ip:' || $1, to_timestamp(floor(extract(epoch from now()) / 3600) * 3600), 1)`,
+    [clientIp],
+  );
+  locks.push(
+    await holdLock(db, "select 1 from public.refunds where id = $1 for update", [refundId]),
+    await holdLock(
+      db,
+      "select 1 from public.order_rate_limits where bucket = 'payment-ip:' || $1 for update",
+      [
+        clientIp,
+      ],
+    ),
+  );
+  const pool = await ownPool(db, 10);
+  const stack = await startTestStack({ db: pool });
+  const rpc = async (fn: string, args: Record<string, unknown>) => {
+    const started = performance.now();
+    const res = await fetch(`${stack.url}/rest/v1/rpc/${fn}`, {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        apikey: stack.serviceKey,
+        Authorization: `Bearer ${stack.serviceKey}`,
+      },
+      body: JSON.stringify(args),
+    });
+    return { ms: performance.now() - started, code: (await res.json()).code as string };
+  };
+  const hourAway = new Date(Date.now() + 3_600_000).toISOString();
+  const orderId = order.response.orderId;
+  try {
+    const calls: Record<string, Promise<{ ms: number; code: string }>> = {
+      "create_order without deadline": rpc("create_order", { payload: createOrderPayload(stores[0]) }),
+      "create_order with deadline null": rpc("create_order", {
+        payload: { ...createOrderPayload(stores[1]), deadline: null },
+      }),
+      "create_order with a deadline an hour away": rpc("create_order", {
+        payload: { ...createOrderPayload(stores[2]), deadline: hourAway },
+      }),
+      "update_order_status with p_deadline null": rpc("update_order_status", {
+        p_status: "processing",
+        p_order_id: orderId,
+        p_deadline: null,
+      }),
+      "confirm_payment with p_deadline null": rpc("confirm_payment", {
+        p_order_id: orderId,
+        p_amount_minor: 71_545,
+        p_currency: "INR",
+        p_provider: "razorpay",
+        p_provider_payment_id: `pay_${crypto.randomUUID()}`,
+        p_event_id: `evt_${crypto.randomUUID()}`,
+        p_deadline: null,
+      }),
+      "keep_provider_order with p_deadline null": rpc("keep_provider_order", {
+        p_order_id: orderId,
+        p_provider: "razorpay",
+        p_provider_order_id: `order_${crypto.randomUUID().slice(0, 8)}`,
+        p_amount_minor: 71_545,
+        p_currency: "INR",
+        p_deadline: null,
+      }),
+      "begin_payment with p_deadline null": rpc("begin_payment", {
+        p_order_id: orderId,
+        p_client_ip: clientIp,
+        p_ip_limit: 100,
+        p_ip_window_seconds: 3600,
+        p_deadline: null,
+      }),
+      "record_refund_result (no deadline parameter)": rpc("record_refund_result", {
+        p_refund_id: refundId,
+        p_claim_token: crypto.randomUUID(),
+        p_provider_refund_id: "rfnd_held",
+      }),
+    };
+    const outcomes = Object.fromEntries(
+      await Promise.all(Object.entries(calls).map(async ([name, call]) => [name, await call] as const)),
+    );
+    for (const [name, { ms, code }] of Object.entries(outcomes)) {
+      // the client's time from sending to the answer: the transaction started after the first and ended before the second
+      assert.ok(ms <= 6_000 + GRACE_MS, `${name} answered after ${Math.round(ms)} ms`);
+      assert.ok(code === "55P03" || code === "OCT00", `${name} failed with ${code}`);
+    }
+  } finally {
+    for (const lock of locks) await lock.release();
+    await stack.close();
+    await pool.close();
+  }
+  for (const store of stores) assert.equal((await storeRowCounts(db, store.storeId)).orders, 1);
 });

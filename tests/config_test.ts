@@ -144,11 +144,19 @@ Deno.test("parseConfig() gives the database step 6000 ms by default: below Supab
   assert.equal(parseConfig({ ...BASE, DATABASE_TIMEOUT_MS: "2500" }).databaseTimeoutMs, 2_500);
 });
 
+Deno.test("parseConfig() refuses a DATABASE_TIMEOUT_MS over 6000: the database ends every writer's waits 6 s after its start", () => {
+  assert.equal(parseConfig({ ...BASE, DATABASE_TIMEOUT_MS: "6000" }).databaseTimeoutMs, 6_000);
+  assert.equal(
+    failure({ ...BASE, DATABASE_TIMEOUT_MS: "6001" }),
+    "DATABASE_TIMEOUT_MS must be at most 6000 (the database ends every writer's waits 6 s after its start): got 6001",
+  );
+});
+
 Deno.test("parseConfig() gives payment-webhook's database call 2500 ms by default, and refuses more than Razorpay's 5 s allow", () => {
   assert.equal(parseConfig(BASE).paymentWebhookTimeoutMs, 2_500);
   assert.equal(parseConfig({ ...BASE, PAYMENT_WEBHOOK_TIMEOUT_MS: "1000" }).paymentWebhookTimeoutMs, 1_000);
   // DATABASE_TIMEOUT_MS is the other functions' budget, not the webhook's
-  assert.equal(parseConfig({ ...BASE, DATABASE_TIMEOUT_MS: "7000" }).paymentWebhookTimeoutMs, 2_500);
+  assert.equal(parseConfig({ ...BASE, DATABASE_TIMEOUT_MS: "6000" }).paymentWebhookTimeoutMs, 2_500);
   assert.equal(
     failure({ ...BASE, PAYMENT_WEBHOOK_TIMEOUT_MS: "4000" }),
     "PAYMENT_WEBHOOK_TIMEOUT_MS must be at most 2500 (Razorpay waits 5 s for an answer, 2000 ms of them are the answer's grace): got 4000",

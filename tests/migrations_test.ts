@@ -20,6 +20,7 @@ const TABLES = [
   "order_counters",
   "order_items",
   "order_rate_limits",
+  "order_settings",
   "order_status_history",
   "orders",
   "payment_provider_orders",
@@ -141,8 +142,8 @@ Deno.test({
 /** Privileges the service cannot work without, stated by the migrations themselves. */
 const SERVICE_NEEDS = [
   "function create_order(payload jsonb) service_role EXECUTE",
-  "function claim_due_emails(p_batch_limit integer, p_alone_limit integer, p_min_age_seconds integer, p_stale_after_seconds integer, p_claim_ms integer, p_run_ms integer) service_role EXECUTE",
-  "function record_email_results(p_results jsonb) service_role EXECUTE",
+  "function claim_due_emails(p_batch_limit integer, p_alone_limit integer, p_min_age_seconds integer, p_stale_after_seconds integer, p_claim_ms integer, p_run_ms integer, p_deadline timestamp with time zone) service_role EXECUTE",
+  "function record_email_results(p_results jsonb, p_deadline timestamp with time zone) service_role EXECUTE",
   "function dead_emails(p_limit integer) service_role EXECUTE",
   "function purge_expired_order_guards(p_idempotency_hours integer, p_rate_limit_hours integer) service_role EXECUTE",
   "function update_order_status(p_status text, p_order_id uuid, p_store_id uuid, p_order_number text, p_note text, p_carrier text, p_tracking_number text, p_tracking_url text, p_deadline timestamp with time zone) service_role EXECUTE",

@@ -13,8 +13,12 @@ import { orderWriterMix } from "./support/order_writer_mix.ts";
 import { ownPool } from "./support/postgres_faults.ts";
 import { failuresWith, mixTable, runWriterMix, seededRandom } from "./support/writer_mix.ts";
 
-/** Failures a writer may meet in this mix on purpose: a move the lifecycle refuses, a sold-out row. */
-const EXPECTED_FAILURES = new Set(["OCT01", "OCQ09"]);
+/**
+ * Failures a writer may meet in this mix on purpose: a move the lifecycle refuses, a sold-out row, and an
+ * order whose store has K orders in the database already (OCW29 STORE_BUSY: the function's adapter makes
+ * it again; here, with about eight create_order calls at once over three stores, the mix counts it).
+ */
+const EXPECTED_FAILURES = new Set(["OCT01", "OCQ09", "OCW29"]);
 
 const postgres = await sharedPostgres();
 Deno.test({

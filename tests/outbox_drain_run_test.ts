@@ -33,9 +33,10 @@ Deno.test("runOutboxDrain() sends the cancelled e-mails of the unpaid orders it 
       Promise.resolve({
         cancelled: [{ orderId: cancelled.orderId, orderNumber: "ORD-2026-000042", paymentMethod: "gateway" }],
         emails: [cancelled],
+        skipped: [{ orderId: crypto.randomUUID(), orderNumber: "ORD-2026-000043", paymentMethod: "gateway" }],
       }),
   });
-  assert.deepEqual(report.unpaidOrders, { cancelled: 1, orderIds: [cancelled.orderId] });
+  assert.deepEqual(report.unpaidOrders, { cancelled: 1, orderIds: [cancelled.orderId], skipped: 1 });
   assert.deepEqual(report.emails, {
     claimed: 1,
     sent: 1,

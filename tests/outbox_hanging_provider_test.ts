@@ -25,7 +25,7 @@ const render = {
   trackingSecret: "test-tracking-secret-of-32-characters",
 };
 const purgeExpiredGuards = () => Promise.resolve({ idempotencyKeys: 0, rateLimitWindows: 0 });
-const cancelUnpaidOrders = () => Promise.resolve({ cancelled: [], emails: [] });
+const cancelUnpaidOrders = () => Promise.resolve({ cancelled: [], emails: [], skipped: [] });
 /** Everything due at once: failed rows, and the request path's claims. */
 const DUE_NOW = { minAgeSeconds: 0, staleAfterSeconds: 0 };
 

@@ -19,12 +19,14 @@ const PRIVATE_TABLES = [
   "order_rate_limits",
   "payments",
   "payment_provider_orders",
+  "order_settings",
 ];
 const UPDATABLE_COLUMN: Record<string, string> = {
   order_counters: "updated_at",
   order_status_history: "changed_at",
   order_rate_limits: "hits",
   payments: "received_at",
+  order_settings: "store_order_slots",
 };
 const CATALOGUE_TABLES = ["stores", "products", "product_variants"];
 const ROLES = ["anon", "authenticated"];

@@ -10,8 +10,10 @@ import { OrderError } from "../supabase/functions/_shared/errors.ts";
 import { ANSWER_GRACE_MS } from "../supabase/functions/_shared/orders/database_call.ts";
 import { supabaseOrderStore } from "../supabase/functions/_shared/orders/supabase_order_store.ts";
 import { createTestStore } from "./support/catalogue.ts";
-import { createOrderPayload } from "./support/create_order_payload.ts";
+import { callCreateOrder, createOrderPayload } from "./support/create_order_payload.ts";
 import { testDatabases } from "./support/databases.ts";
+import { startWatchedCall, waitUntilWaiting } from "./support/lock_waits.ts";
+import { holdLock } from "./support/postgres_faults.ts";
 import { countStoreRows } from "./support/store_rows.ts";
 
 const SERVICE_KEY = "order-store-test-service-key";
@@ -52,8 +54,8 @@ for (const { name, db } of await testDatabases()) {
   const test = (title: string, fn: () => Promise<void>) =>
     Deno.test({ name: `[${name}] ${title}`, sanitizeOps: false, sanitizeResources: false, fn });
 
-  const serve = () => {
-    const rpc = createRpcRoute(db, { anon: [], serviceRole: [SERVICE_KEY] });
+  const serve = (onCall?: (fn: string) => void) => {
+    const rpc = createRpcRoute(db, { anon: [], serviceRole: [SERVICE_KEY] }, { onCall });
     const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, (request) => {
       const match = /^\/rest\/v1\/rpc\/([^/]+)$/.exec(new URL(request.url).pathname);
       return match ? rpc(request, match[1]) : new Response("no route", { status: 404 });
@@ -123,4 +125,60 @@ for (const { name, db } of await testDatabases()) {
       await server.close();
     }
   });
+
+  if (name === "postgres") {
+    test("supabaseOrderStore() makes a call refused STORE_BUSY again after a pause, and stores the order once a slot of its store frees", async () => {
+      const store = await createTestStore(db);
+      await callCreateOrder(db, createOrderPayload(store));
+      const lock = await holdLock(db, "select 1 from public.order_counters where store_id = $1 for update", [
+        store.storeId,
+      ]);
+      // the store's three slots, each taken by an order waiting on the held row
+      const deadline = new Date(Date.now() + 5_000);
+      const waiting = [];
+      for (let i = 0; i < 3; i++) {
+        const call = await startWatchedCall(
+          db,
+          "service_role",
+          "select public.create_order($1::text::jsonb)",
+          [
+            JSON.stringify({ ...createOrderPayload(store), deadline: deadline.toISOString() }),
+          ],
+        );
+        waiting.push(call);
+        await waitUntilWaiting(db, call.pid);
+      }
+      let calls = 0;
+      let released = false;
+      const server = serve((fn) => {
+        if (fn === "create_order") calls++;
+      });
+      try {
+        const pauses: number[] = [];
+        const orders = supabaseOrderStore(createDatabaseClient(server.url, SERVICE_KEY), () => new Date(), {
+          sleep: async (ms) => {
+            pauses.push(ms);
+            // the row is released while the adapter pauses after its third refused try
+            if (pauses.length === 3) {
+              released = true;
+              await lock.release();
+            }
+            await new Promise((resolve) => setTimeout(resolve, ms));
+          },
+        });
+        const result = await orders.createOrder(createOrderPayload(store), { deadline });
+        assert.equal(result.replayed, false);
+        assert.ok(calls >= 4, `${calls} create_order calls`);
+        assert.equal(pauses.length, calls - 1);
+      } finally {
+        if (!released) await lock.release();
+        for (const call of waiting) {
+          await call.outcome;
+          await call.close();
+        }
+        await server.close();
+      }
+      assert.equal((await countStoreRows(db, store.storeId)).orders, 5);
+    });
+  }
 }

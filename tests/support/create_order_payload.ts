@@ -1,6 +1,8 @@
 /** Direct create_order payloads, for tests of the SQL function itself (below the HTTP layer). */
 import type { SqlDatabase } from "../../local/sql_database.ts";
+import { STORE_BUSY_SQLSTATE } from "../../supabase/functions/_shared/orders/database_errors.ts";
 import { calculateCheckoutFee } from "../../supabase/functions/_shared/orders/money.ts";
+import { storeBusyPause } from "../../supabase/functions/_shared/orders/store_busy_retry.ts";
 import type {
   CreateOrderPayload,
   CreateOrderResult,
@@ -70,6 +72,24 @@ export async function callCreateOrder(
   );
   const result = rows[0].result;
   return typeof result === "string" ? JSON.parse(result) : result;
+}
+
+/**
+ * {@linkcode callCreateOrder} as create-order's adapter makes it: a call refused with STORE_BUSY (OCW29, its
+ * store's waiter slots taken) is made again after the adapter's pause (store_busy_retry.ts).
+ */
+export async function callCreateOrderAsTheAdapter(
+  db: SqlDatabase,
+  payload: CreateOrderCall,
+): Promise<CreateOrderResult> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await callCreateOrder(db, payload);
+    } catch (error) {
+      if ((error as { code?: string }).code !== STORE_BUSY_SQLSTATE) throw error;
+      await new Promise((resolve) => setTimeout(resolve, storeBusyPause(attempt, Math.random)));
+    }
+  }
 }
 
 /** The SQLSTATE a create_order call fails with. */

@@ -38,7 +38,10 @@ export interface Config {
    * EMAIL_SEND_TIMEOUT_MS.
    */
   outboxDrainBudgetMs: number;
-  /** The database step's time budget: its deadline is the order's time plus this; past it, 500 and nothing stored. */
+  /**
+   * The database step's time budget (at most {@linkcode MAX_DATABASE_TIMEOUT_MS}): its deadline is the order's
+   * time plus this; past it, 500 and nothing stored.
+   */
   databaseTimeoutMs: number;
   rateLimits: RateLimits;
   /** Razorpay's webhook secret (RAZORPAY_WEBHOOK_SECRET): payment-webhook refuses every event without it. */
@@ -139,6 +142,23 @@ function _paymentWebhookTimeout(env: Record<string, string | undefined>): number
   if (ms > MAX_PAYMENT_WEBHOOK_TIMEOUT_MS) {
     throw new ConfigError(
       `PAYMENT_WEBHOOK_TIMEOUT_MS must be at most ${MAX_PAYMENT_WEBHOOK_TIMEOUT_MS} (Razorpay waits 5 s for an answer, ${ANSWER_GRACE_MS} ms of them are the answer's grace): got ${ms}`,
+    );
+  }
+  return ms;
+}
+
+/**
+ * The largest DATABASE_TIMEOUT_MS, and its default: the database caps every writer's deadline at 6 s from
+ * its start (start_deadline), below the 8 s statement timeout Supabase gives the API roles, so a longer
+ * budget would be cut short there.
+ */
+export const MAX_DATABASE_TIMEOUT_MS = 6_000;
+
+function _databaseTimeout(env: Record<string, string | undefined>): number {
+  const ms = _positiveInt(env, "DATABASE_TIMEOUT_MS", MAX_DATABASE_TIMEOUT_MS);
+  if (ms > MAX_DATABASE_TIMEOUT_MS) {
+    throw new ConfigError(
+      `DATABASE_TIMEOUT_MS must be at most ${MAX_DATABASE_TIMEOUT_MS} (the database ends every writer's waits 6 s after its start): got ${ms}`,
     );
   }
   return ms;
@@ -250,7 +270,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     emailSendTimeoutMs: drain.sendTimeoutMs,
     outboxDrainBudgetMs: drain.budgetMs,
     // below the 8 s statement timeout Supabase sets for its API roles, so ours decides first
-    databaseTimeoutMs: _positiveInt(env, "DATABASE_TIMEOUT_MS", 6_000),
+    databaseTimeoutMs: _databaseTimeout(env),
     rateLimits: {
       perIp: {
         limit: _positiveInt(env, "RATE_LIMIT_PER_IP", 120),

@@ -247,6 +247,21 @@ export type Database = {
         }
         Relationships: []
       }
+      order_settings: {
+        Row: {
+          singleton: boolean
+          store_order_slots: number
+        }
+        Insert: {
+          singleton?: boolean
+          store_order_slots?: number
+        }
+        Update: {
+          singleton?: boolean
+          store_order_slots?: number
+        }
+        Relationships: []
+      }
       order_status_history: {
         Row: {
           actor: string
@@ -722,6 +737,7 @@ export type Database = {
           p_alone_limit: number
           p_batch_limit: number
           p_claim_ms: number
+          p_deadline?: string
           p_min_age_seconds: number
           p_run_ms: number
           p_stale_after_seconds: number
@@ -753,6 +769,7 @@ export type Database = {
       }
       create_order: { Args: { payload: Json }; Returns: Json }
       dead_emails: { Args: { p_limit?: number }; Returns: Json }
+      deadline_passed: { Args: Record<PropertyKey, never>; Returns: boolean }
       email_outbox_due: {
         Args: {
           p_min_age_seconds: number
@@ -779,6 +796,7 @@ export type Database = {
       }
       gateway_rate_method: { Args: { p_method: string }; Returns: string }
       has_visible_character: { Args: { p_text: string }; Returns: boolean }
+      is_canonical_ipv6: { Args: { p_host: string }; Returns: boolean }
       is_country_code: { Args: { p_code: string }; Returns: boolean }
       is_email_address: { Args: { p_address: string }; Returns: boolean }
       is_http_url: { Args: { p_max: number; p_url: string }; Returns: boolean }
@@ -846,7 +864,10 @@ export type Database = {
         Args: { p_claim?: boolean; p_refund_id: string }
         Returns: Json
       }
-      record_email_results: { Args: { p_results: Json }; Returns: Json }
+      record_email_results: {
+        Args: { p_deadline?: string; p_results: Json }
+        Returns: Json
+      }
       record_refund_event: {
         Args: {
           p_deadline?: string
@@ -887,8 +908,10 @@ export type Database = {
         Args: { p_deadline: string; p_work: string }
         Returns: undefined
       }
+      take_store_slot: { Args: { p_store_id: string }; Returns: undefined }
       text_character_problem: { Args: { p_text: string }; Returns: string }
       trim_text: { Args: { p_text: string }; Returns: string }
+      try_queue: { Args: { p_queue: string }; Returns: boolean }
       update_order_status: {
         Args: {
           p_carrier?: string

@@ -37,6 +37,7 @@ async function _drain(context: RequestContext, deps: OutboxDrainDependencies): P
   const { claimed, sent, failed, dead, ignored, superseded, released } = report.emails;
   context.annotate({
     unpaidCancelled: report.unpaidOrders?.cancelled ?? null,
+    unpaidSkipped: report.unpaidOrders?.skipped ?? null,
     claimed,
     sent,
     failed,

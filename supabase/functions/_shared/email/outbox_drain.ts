@@ -89,8 +89,11 @@ export interface DrainOptions {
 
 /** What a drain run did. No address, no error text: the report is logged and kept by cron. */
 export interface DrainReport {
-  /** The unpaid orders this run cancelled, or null when that step failed (logged; the next run tries again). */
-  unpaidOrders: { cancelled: number; orderIds: string[] } | null;
+  /**
+   * The unpaid orders this run cancelled, and how many it left for a later run (a lock they need was busy), or
+   * null when that step failed (logged; the next run tries again).
+   */
+  unpaidOrders: { cancelled: number; orderIds: string[]; skipped: number } | null;
   /** Every e-mail this run claimed, sent, failed, superseded or handed back, the cancelled orders' included. */
   emails: DrainSummary;
   /** Every dead row counted, the newest listed: they wait for a person, never for the next run. */
@@ -141,9 +144,16 @@ export async function runOutboxDrain(
   let unpaidOrders: DrainReport["unpaidOrders"] = null;
   let cancelledEmails: SendWork[] = [];
   try {
-    const { cancelled, emails: claimed } = await deps.cancelUnpaidOrders();
-    unpaidOrders = { cancelled: cancelled.length, orderIds: cancelled.map((order) => order.orderId) };
+    const { cancelled, emails: claimed, skipped } = await deps.cancelUnpaidOrders();
+    unpaidOrders = {
+      cancelled: cancelled.length,
+      orderIds: cancelled.map((order) => order.orderId),
+      skipped: skipped.length,
+    };
     if (cancelled.length > 0) log({ event: "orders.unpaid_cancelled", orderIds: unpaidOrders.orderIds });
+    if (skipped.length > 0) {
+      log({ event: "orders.unpaid_skipped", orderIds: skipped.map((order) => order.orderId) });
+    }
     cancelledEmails = sendWorkOf(claimed);
   } catch (error) {
     log({ event: "orders.unpaid_cancel_failed", error: describeError(error) });

@@ -14,8 +14,12 @@ import type {
 } from "./email_outbox.ts";
 import { EMAIL_KINDS, type EmailKind, type EmailResult, type OutboxEmail } from "./order_email.ts";
 
-/** An EmailOutbox calling the outbox's SQL functions, giving up on a call after `timeoutMs`. */
+/**
+ * An EmailOutbox calling the outbox's SQL functions, giving up on a call after `timeoutMs`; claims and results
+ * carry the same deadline (`p_deadline`), so the database ends their waits by then too.
+ */
 export function supabaseEmailOutbox(client: DatabaseClient, timeoutMs = 10_000): EmailOutbox {
+  const deadline = () => new Date(Date.now() + timeoutMs).toISOString();
   /** Runs one typed rpc call with the time limit; its data, or an OrderError (INTERNAL_ERROR). */
   async function call(
     fn: string,
@@ -41,6 +45,7 @@ export function supabaseEmailOutbox(client: DatabaseClient, timeoutMs = 10_000):
           p_stale_after_seconds: options.staleAfterSeconds,
           p_claim_ms: options.claimMs,
           p_run_ms: options.runMs ?? 0,
+          p_deadline: deadline(),
         }).abortSignal(signal)) as Partial<ClaimedEmails> | null;
       if (
         !Array.isArray(data?.emails) || !data.emails.every(_isOutboxEmail) ||
@@ -54,7 +59,10 @@ export function supabaseEmailOutbox(client: DatabaseClient, timeoutMs = 10_000):
       if (results.length === 0) return [];
       const data = await call(
         "record_email_results",
-        (signal) => client.rpc("record_email_results", { p_results: results }).abortSignal(signal),
+        (signal) =>
+          client.rpc("record_email_results", { p_results: results, p_deadline: deadline() }).abortSignal(
+            signal,
+          ),
       );
       if (!Array.isArray(data) || !data.every(_isRecordedEmail)) {
         throw internalError(new Error("record_email_results returned no list of recorded rows"));

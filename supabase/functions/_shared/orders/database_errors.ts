@@ -17,6 +17,8 @@ export const SQLSTATE_ERROR_CODES: Readonly<Record<string, ErrorCode>> = {
   OCT01: "INVALID_TRANSITION",
   OCI22: "IDEMPOTENCY_KEY_REUSED",
   OCR29: "RATE_LIMITED",
+  // STORE_BUSY: the store's waiter slots are taken; create-order's adapter tries again before it answers
+  OCW29: "RATE_LIMITED",
   OCQ09: "OUT_OF_STOCK",
   OCY09: "ORDER_NOT_PAYABLE",
 };
@@ -37,6 +39,11 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   OUT_OF_STOCK: "Not enough stock is left for an item",
   ORDER_NOT_PAYABLE: "This order takes no payment through the gateway now",
 };
+
+/** create_order's SQLSTATE when K orders of the store are in the database already (store_busy_retry.ts). */
+export const STORE_BUSY_SQLSTATE = "OCW29";
+
+const STORE_BUSY_MESSAGE = "The store is taking too many orders at once; retry shortly";
 
 /** A database error as PostgREST reports it. */
 export interface DatabaseErrorLike {
@@ -106,7 +113,18 @@ export function mapDatabaseError(error: DatabaseErrorLike): OrderError {
       1,
       Math.ceil(Number((details as { retryAfterSeconds?: number })?.retryAfterSeconds) || 60),
     );
-    return new OrderError(code, MESSAGES[code]!, { headers: { "Retry-After": String(retryAfter) } });
+    const storeBusy = sqlstate === STORE_BUSY_SQLSTATE;
+    return new OrderError(code, storeBusy ? STORE_BUSY_MESSAGE : MESSAGES[code]!, {
+      headers: { "Retry-After": String(retryAfter) },
+      // kept so that a caller can tell a busy store (worth another try at once) from a client's limit
+      cause: storeBusy ? error : undefined,
+    });
   }
   return new OrderError(code, MESSAGES[code]!, { details: _details(sqlstate, code, details) });
+}
+
+/** Whether `error` is create_order's STORE_BUSY (OCW29), as {@linkcode mapDatabaseError} maps it. */
+export function isStoreBusy(error: unknown): boolean {
+  return error instanceof OrderError &&
+    (error.cause as DatabaseErrorLike | undefined)?.code === STORE_BUSY_SQLSTATE;
 }

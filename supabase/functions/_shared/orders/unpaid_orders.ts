@@ -16,10 +16,21 @@ export interface UnpaidOrderWindows {
   upiDirectHours: number;
 }
 
-/** What one call cancelled, and the buyers' `cancelled` e-mails it claimed for sending. */
+/** An unpaid order a call cancelled, or left for a later run. */
+export interface UnpaidOrder {
+  orderId: string;
+  orderNumber: string;
+  paymentMethod: "gateway" | "upi_direct";
+}
+
+/**
+ * What one call cancelled, the buyers' `cancelled` e-mails it claimed for sending, and the orders due that it
+ * left for a later run because a lock they need was busy (the call never waits for one).
+ */
 export interface UnpaidOrdersCancelled {
-  cancelled: { orderId: string; orderNumber: string; paymentMethod: "gateway" | "upi_direct" }[];
+  cancelled: UnpaidOrder[];
   emails: OutboxEmail[];
+  skipped: UnpaidOrder[];
 }
 
 /** Cancels what is due; throws an OrderError (INTERNAL_ERROR) when the database fails. */
@@ -50,9 +61,11 @@ export function supabaseCancelUnpaidOrders(
       now,
     );
     const result = data as Partial<UnpaidOrdersCancelled> | null;
-    if (!Array.isArray(result?.cancelled) || !Array.isArray(result.emails)) {
+    if (
+      !Array.isArray(result?.cancelled) || !Array.isArray(result.emails) || !Array.isArray(result.skipped)
+    ) {
       throw internalError(new Error("cancel_unpaid_orders returned no result"));
     }
-    return { cancelled: result.cancelled, emails: result.emails };
+    return { cancelled: result.cancelled, emails: result.emails, skipped: result.skipped };
   };
 }
