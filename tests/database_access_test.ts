@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { createTestStore } from "./support/catalogue.ts";
-import { callCreateOrder, createOrderPayload } from "./support/create_order_payload.ts";
+import {
+  callCreateOrder,
+  callCreateOrderAsTheAdapter,
+  createOrderPayload,
+} from "./support/create_order_payload.ts";
 import { sharedPostgres, testDatabases } from "./support/databases.ts";
 
 for (const { name, db } of await testDatabases()) {
@@ -54,14 +58,15 @@ for (const { name, db } of await testDatabases()) {
 
 const postgres = await sharedPostgres();
 Deno.test({
-  name: "[postgres] create_order() gives 50 concurrent orders of one store the numbers 1..50",
+  name:
+    "[postgres] create_order() gives 50 concurrent orders of one store the numbers 1..50, retried as the adapter retries a busy store",
   ignore: postgres === null,
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
     const store = await createTestStore(postgres!);
     const results = await Promise.all(
-      Array.from({ length: 50 }, () => callCreateOrder(postgres!, createOrderPayload(store))),
+      Array.from({ length: 50 }, () => callCreateOrderAsTheAdapter(postgres!, createOrderPayload(store))),
     );
     const sequences = results.map((r) => Number(r.response.orderNumber.slice(-6))).sort((a, b) => a - b);
     assert.deepEqual(sequences, Array.from({ length: 50 }, (_, i) => i + 1));
