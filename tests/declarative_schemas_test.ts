@@ -7,7 +7,7 @@ import { applySchemas, readSchemaFiles } from "../local/declarative_schemas.ts";
 import { type DefaultPrivileges, resetDatabase } from "../local/migrate.ts";
 import { openPostgres } from "../local/open_database.ts";
 import { createTestDatabase, POSTGRES_SERVER_URL, postgresReachable } from "./support/databases.ts";
-import { catalogDifferences, schemaCatalog } from "./support/schema_catalog.ts";
+import { catalogDifferences, schemaCatalog } from "../local/schema_catalog.ts";
 
 const reachable = await postgresReachable();
 if (!reachable) {

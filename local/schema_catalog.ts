@@ -3,7 +3,7 @@
  * to be the same database (tests/declarative_schemas_test.ts compares the one the migrations leave with the
  * one supabase/schemas/ describes).
  */
-import type { SqlSession } from "../../local/sql_database.ts";
+import type { SqlSession } from "./sql_database.ts";
 
 /**
  * Every object of `public` and its definition, by key (`column public.orders.status`):
