@@ -1,9 +1,10 @@
 /**
  * The difference between the database the migrations leave and the one supabase/schemas/ describes, as the
  * SQL that takes the first to the second. Both are built on a PostgreSQL server, in two temporary databases
- * dropped after; the SQL is Supabase's own diff engine's (@supabase/pg-delta, with its Supabase profile, as
- * the CLI's declarative schemas use it). The SQL is then run on the migrations' database, and the catalogs
- * of both compared (schema_catalog.ts), so a difference the engine writes nothing for is still reported.
+ * dropped after; the SQL is Supabase's own schema-diff engine's (@supabase/pg-delta, with its Supabase
+ * profile, which leaves Supabase's own schemas and roles out). The SQL is then run on the migrations'
+ * database, and the catalogs of both compared (schema_catalog.ts), so a difference the engine writes nothing
+ * for is still reported.
  */
 import {
   isDestructiveAction,
