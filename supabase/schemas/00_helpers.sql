@@ -11,9 +11,9 @@
 -- their full-page images in the WAL (about 24 KB per order at 100,000 orders). A UUIDv7 starts with the Unix
 -- time in milliseconds, so consecutive orders land on the same rightmost index pages.
 -- PostgreSQL 15 has no generator (uuidv7() arrives in 18), so this one is ours, on PGlite and PostgreSQL
--- alike: a random (version 4) UUID whose first 48 bits are replaced by the time and whose version nibble becomes 7;
--- the variant bits (10) of the random UUID stay. Within one millisecond the order is random, which is all an
--- index needs: the pages written are the same few.
+-- alike: a random (version 4) UUID whose first 48 bits are replaced by the time and whose version nibble
+-- becomes 7; the variant bits (10) of the random UUID stay. Within one millisecond the order is random, which
+-- is all an index needs: the pages written are the same few.
 create or replace function public.uuid_v7()
 returns uuid
 language sql

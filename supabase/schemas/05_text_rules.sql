@@ -449,9 +449,8 @@ revoke execute on function public.order_text_rule(jsonb) from public, anon, auth
 grant execute on function public.order_text_rule(jsonb) to service_role;
 
 -- The free-text rule a direct caller must keep too (a move's note, carrier and tracking number; the
--- providers' ids in payments and refunds): present, at most
--- p_max characters, one line with no control, line-break or bidi character (the functions' text rule also
--- refuses invisible-only text).
+-- providers' ids in payments and refunds): present, at most p_max characters, one line with no control,
+-- line-break or bidi character (the functions' text rule also refuses invisible-only text).
 create or replace function public.is_one_line_text(p_text text, p_max integer)
 returns boolean
 language sql

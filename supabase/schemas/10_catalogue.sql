@@ -28,8 +28,8 @@
 -- Every one of them has an Area/Location name that says the same thing plainly, and the pages and e-mails
 -- show dates with it (Intl, whose list of names differs from the server's in exactly these corners), so
 -- the check accepts only those and UTC. deno task store:add checks the same rule, and that Intl takes the
--- name, before it writes. A check constraint is not checked again when its function changes: a change of
--- this rule's migration first names the stores it would refuse.
+-- name, before it writes. A check constraint is not checked again when its function changes: a migration that
+-- changes this rule first names the stores it would refuse.
 create or replace function public.is_time_zone(p_name text)
 returns boolean
 language sql

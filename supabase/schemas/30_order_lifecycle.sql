@@ -84,7 +84,8 @@ $$;
 
 revoke execute on function public.order_status_transition_allowed(public.order_status, public.order_status)
   from public, anon, authenticated, service_role;
-grant execute on function public.order_status_transition_allowed(public.order_status, public.order_status) to service_role;
+grant execute on function public.order_status_transition_allowed(public.order_status, public.order_status)
+  to service_role;
 
 -- The moves allowed from a status, in the enum's order, read from the one transition table.
 create or replace function public.order_status_next_moves(p_from public.order_status)
@@ -471,7 +472,8 @@ $$;
 
 revoke execute on function public.update_order_status(text, uuid, uuid, text, text, text, text, text, timestamptz)
   from public, anon, authenticated, service_role;
-grant execute on function public.update_order_status(text, uuid, uuid, text, text, text, text, text, timestamptz) to service_role;
+grant execute on function public.update_order_status(text, uuid, uuid, text, text, text, text, text, timestamptz)
+  to service_role;
 
 alter table public.order_status_history enable row level security;
 
@@ -485,6 +487,7 @@ create policy order_status_history_buyer_read on public.order_status_history
 
 revoke all on public.order_status_history from anon, authenticated, service_role;
 grant select on public.order_status_history to service_role;
-grant select (id, order_id, from_status, to_status, changed_at) on public.order_status_history to authenticated;
+grant select (id, order_id, from_status, to_status, changed_at) on public.order_status_history
+  to authenticated;
 -- the API roles never call nextval directly (an identity column needs no grant on its sequence)
 revoke all on sequence public.order_status_history_id_seq from anon, authenticated, service_role;

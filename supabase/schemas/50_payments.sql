@@ -311,7 +311,8 @@ $$;
 
 revoke execute on function public.confirm_payment(text, bigint, text, text, text, text, timestamptz, text, text)
   from public, anon, authenticated, service_role;
-grant execute on function public.confirm_payment(text, bigint, text, text, text, text, timestamptz, text, text) to service_role;
+grant execute on function public.confirm_payment(text, bigint, text, text, text, text, timestamptz, text, text)
+  to service_role;
 
 -- begin_payment counts the caller (its IP; '' when unknown, then uncounted) in its per-IP rate-limit window
 -- (start-payment and verify-payment share the bucket `payment-ip:<ip>`, with create-order's per-IP limit and
@@ -471,7 +472,8 @@ $$;
 
 revoke execute on function public.keep_provider_order(uuid, text, text, bigint, text, timestamptz)
   from public, anon, authenticated, service_role;
-grant execute on function public.keep_provider_order(uuid, text, text, bigint, text, timestamptz) to service_role;
+grant execute on function public.keep_provider_order(uuid, text, text, bigint, text, timestamptz)
+  to service_role;
 
 alter table public.payments enable row level security;
 alter table public.payment_provider_orders enable row level security;

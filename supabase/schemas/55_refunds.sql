@@ -55,7 +55,8 @@ create table public.refunds (
   currency text not null check (currency ~ '^[A-Z]{3}$'),
   status text not null default 'pending'
     check (status in ('pending', 'issued', 'processed', 'failed', 'manual')),
-  provider_refund_id text check (provider_refund_id is null or public.is_one_line_text(provider_refund_id, 255)),
+  provider_refund_id text
+    check (provider_refund_id is null or public.is_one_line_text(provider_refund_id, 255)),
   -- attempts to issue it at the gateway, and the last one's error
   attempts integer not null default 0 check (attempts >= 0),
   last_error text check (length(last_error) <= 500),
@@ -268,7 +269,8 @@ $$;
 
 revoke execute on function public.record_refund_result(uuid, uuid, text, text, text, boolean, integer)
   from public, anon, authenticated, service_role;
-grant execute on function public.record_refund_result(uuid, uuid, text, text, text, boolean, integer) to service_role;
+grant execute on function public.record_refund_result(uuid, uuid, text, text, text, boolean, integer)
+  to service_role;
 
 create or replace function public.record_refund_event(
   p_provider text,
@@ -356,7 +358,8 @@ $$;
 
 revoke execute on function public.record_refund_event(text, text, text, text, text, timestamptz)
   from public, anon, authenticated, service_role;
-grant execute on function public.record_refund_event(text, text, text, text, text, timestamptz) to service_role;
+grant execute on function public.record_refund_event(text, text, text, text, text, timestamptz)
+  to service_role;
 
 -- The failed refunds, newest first: { total, refunds: [{ refundId, orderId, amount, currency, attempts,
 -- lastError, updatedAt }] } (at most p_limit listed).

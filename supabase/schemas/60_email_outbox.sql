@@ -41,11 +41,11 @@
 --   a 429: the provider's pace, not a failure of the e-mail): back to pending or failed, due at once, no
 --   failure counted.
 -- - The deadline. record_email_results never waits: it records the rows it can lock at once (SKIP LOCKED)
---   and leaves a row another transaction holds absent from its answer, like a refused result. claim_due_emails
---   waits for the one claimer before it through the claim's queue and for a batch's rows one statement at a
---   time in id order, every wait bounded by the time left; it rolls back rather than commit a claim past its
---   deadline. The outbox's rows are last in the lock order: a transaction holding them takes nothing of
---   ranks 1-8.
+--   and leaves a row another transaction holds absent from its answer, like a refused result.
+--   claim_due_emails waits for the one claimer before it through the claim's queue and for a batch's rows
+--   one statement at a time in id order, every wait bounded by the time left; it rolls back rather than
+--   commit a claim past its deadline. The outbox's rows are last in the lock order: a transaction holding
+--   them takes nothing of ranks 1-8.
 --
 -- SQLSTATEs: OCT00 DEADLINE_EXCEEDED (the deadline passed before the call started, or a claim before commit);
 -- 55P03 a claim's wait that reached the deadline; 22023 invalid limits (claim_due_emails).
@@ -80,8 +80,10 @@ create table public.email_outbox (
     'buyer', 'seller', 'status_paid', 'status_shipped', 'status_delivered', 'status_cancelled', 'seller_paid',
     'refund'
   )),
-  constraint email_outbox_status_emails_have_payload check (payload is not null or kind in ('buyer', 'seller')),
-  constraint email_outbox_claim_expiry_only_when_sending check (claim_expires_at is null or status = 'sending'),
+  constraint email_outbox_status_emails_have_payload
+    check (payload is not null or kind in ('buyer', 'seller')),
+  constraint email_outbox_claim_expiry_only_when_sending
+    check (claim_expires_at is null or status = 'sending'),
   constraint email_outbox_refund_names_its_refund check ((kind = 'refund') = (refund_id is not null)),
   constraint email_outbox_one_per_kind unique nulls not distinct (order_id, kind, refund_id)
 );
@@ -410,13 +412,14 @@ $$;
 
 revoke execute on function public.claim_due_emails(integer, integer, integer, integer, integer, integer, timestamptz)
   from public, anon, authenticated, service_role;
-grant execute on function public.claim_due_emails(integer, integer, integer, integer, integer, integer, timestamptz) to service_role;
+grant execute on function public.claim_due_emails(integer, integer, integer, integer, integer, integer, timestamptz)
+  to service_role;
 
 -- Records what the provider answered, for rows still claimed under the token given whose claim has not
 -- expired:
---   [{ "id", "claimToken", "attempts", "providerId"? }                        sent
---    | { "id", "claimToken", "attempts", "error", "maybeDelivered"? }         failed (dead at the 10th failure)
---    | { "id", "claimToken", "released": true, "attempts"? }]                 never sent: back to pending/failed
+--   [{ "id", "claimToken", "attempts", "providerId"? }                  sent
+--    | { "id", "claimToken", "attempts", "error", "maybeDelivered"? }   failed (dead at the 10th failure)
+--    | { "id", "claimToken", "released": true, "attempts"? }]           never sent: back to pending/failed
 -- providerId may be null: the provider answered that it had the message already under its key. A failed
 -- result whose request may have delivered the row (maybeDelivered; absent: false) marks the row so; a batch
 -- refused for sure whose rows no request may have delivered is dissolved. Returns the rows recorded with
