@@ -2,10 +2,11 @@
  * `deno task db:diff <name>`: writes the next migration, supabase/migrations/<version>_<name>.sql, from the
  * difference between the database the migrations leave and the one supabase/schemas/ describes (db_diff.ts).
  * `deno task db:diff --check`: says there is nothing to write (exit 0), or prints the difference (exit 1).
- * The two databases are built on the PostgreSQL server of DATABASE_URL (its own database is left alone), by
- * default postgres://postgres@127.0.0.1:5432/postgres.
+ * The two databases are built on the PostgreSQL server of DATABASE_URL when it is on this machine (its own
+ * database is left alone), by default postgres://postgres@127.0.0.1:5432/postgres.
  */
-import { connectPostgres, DatabaseUnavailableError } from "./database_connection.ts";
+import { connectPostgres, DatabaseUnavailableError, parseDatabaseUrl } from "./database_connection.ts";
+import { isLocalDatabase } from "./reset_consent.ts";
 import { diffSchemas, type SchemaDiff } from "./db_diff.ts";
 import { readMigrations } from "./migrate.ts";
 import { nextMigrationVersion, parseDbDiffArgs } from "./db_diff_args.ts";
@@ -25,6 +26,14 @@ try {
 
 const server = Deno.env.get("DATABASE_URL") || DEFAULT_SERVER;
 try {
+  // a hosted project's database is no place for scratch databases
+  if (!isLocalDatabase(parseDatabaseUrl(server))) {
+    console.error(
+      "db:diff: DATABASE_URL names a server elsewhere; db:diff builds its two scratch databases on a " +
+        `PostgreSQL of this machine: unset DATABASE_URL (for ${DEFAULT_SERVER}), or point it at one here`,
+    );
+    Deno.exit(2);
+  }
   await (await connectPostgres(server, 1)).close();
 } catch (error) {
   if (!(error instanceof DatabaseUnavailableError)) throw error;

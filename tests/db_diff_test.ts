@@ -16,15 +16,16 @@ if (!reachable) {
   );
 }
 
-/** Runs `deno task db:diff <args>` in `cwd` against the test server. */
+/** Runs `deno task db:diff <args>` in `cwd` against the test server (or `server`). */
 async function dbDiff(
   cwd: URL,
-  ...args: string[]
+  args: string[],
+  server = POSTGRES_SERVER_URL,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["task", "--quiet", "db:diff", ...args],
     cwd,
-    env: { DATABASE_URL: POSTGRES_SERVER_URL, NO_COLOR: "1" },
+    env: { DATABASE_URL: server, NO_COLOR: "1" },
     stdout: "piped",
     stderr: "piped",
   }).output();
@@ -54,7 +55,7 @@ Deno.test({
   name: "[postgres] db:diff --check on this tree: nothing to write, exit 0",
   ignore: !reachable,
   async fn() {
-    const { code, stdout, stderr } = await dbDiff(ROOT, "--check");
+    const { code, stdout, stderr } = await dbDiff(ROOT, ["--check"]);
     assert.equal(code, 0, stdout + stderr);
     assert.equal(
       stdout,
@@ -77,11 +78,11 @@ Deno.test({
         { append: true },
       );
 
-      const before = await dbDiff(dir, "--check");
+      const before = await dbDiff(dir, ["--check"]);
       assert.equal(before.code, 1, before.stdout + before.stderr);
       assert.match(before.stdout, /CREATE INDEX stores_name_idx ON public\.stores USING btree \(name\);/);
 
-      const written = await dbDiff(dir, "add_stores_name_index", "--version", "20991231000000");
+      const written = await dbDiff(dir, ["add_stores_name_index", "--version", "20991231000000"]);
       assert.equal(written.code, 0, written.stdout + written.stderr);
       assert.equal(
         written.stdout,
@@ -96,12 +97,28 @@ Deno.test({
           "CREATE INDEX stores_name_idx ON public.stores USING btree (name);\n",
       );
 
-      const after = await dbDiff(dir, "--check");
+      const after = await dbDiff(dir, ["--check"]);
       assert.equal(after.code, 0, after.stdout + after.stderr);
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
   },
+});
+
+Deno.test("db:diff builds nothing on a server elsewhere (a hosted project's DATABASE_URL): exit 2, saying so", async () => {
+  const { code, stdout, stderr } = await dbDiff(
+    ROOT,
+    ["--check"],
+    "postgres://postgres:secret@db.example.com:5432/postgres",
+  );
+  assert.equal(code, 2, stdout + stderr);
+  assert.equal(stdout, "");
+  assert.equal(
+    stderr,
+    "db:diff: DATABASE_URL names a server elsewhere; db:diff builds its two scratch databases on a PostgreSQL " +
+      "of this machine: unset DATABASE_URL (for postgres://postgres@127.0.0.1:5432/postgres), or point it at " +
+      "one here\n",
+  );
 });
 
 Deno.test("db:diff's arguments: --check alone, or one name of lower-case words with an optional --version", () => {
