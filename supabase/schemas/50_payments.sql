@@ -47,7 +47,8 @@
 -- Two racing first calls may both ask Razorpay for an order, but one row is kept per order and both answer
 -- it. confirm_payment finds the order through it when the payment's notes name none.
 --
--- Every function here writes: security definer, executable by service_role only.
+-- confirm_payment, begin_payment and keep_provider_order write: security definer, executable by service_role
+-- only.
 --
 -- SQLSTATEs: OCN00 VALIDATION_FAILED (detail: [{ path, message }]), OCO04 ORDER_NOT_FOUND, OCY09
 -- ORDER_NOT_PAYABLE (detail: { status, paymentMethod }), OCR29 RATE_LIMITED (detail: { retryAfterSeconds }),
