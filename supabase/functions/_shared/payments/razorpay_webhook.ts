@@ -9,8 +9,9 @@
  * read when the payment's lack it); the buyer's browser writes those notes, so the ledger heeds them only
  * for a payment through no Razorpay order it kept. `refund.processed` and `refund.failed` settle a refund:
  * their refund entity (`payload.refund.entity`) carries Razorpay's refund id, the payment's id and the
- * `receipt` we created it with (our refund's id). Every other event (`payment.authorized` among them: only
- * a captured payment pays) is acknowledged and ignored.
+ * `receipt` we created it with (our refund's id); like a payment event, each is decided once per event id.
+ * Every other event (`payment.authorized` among them: only a captured payment pays) is acknowledged and
+ * ignored.
  */
 import { z } from "../zod.ts";
 import { OrderError } from "../errors.ts";
@@ -127,6 +128,7 @@ export function readRazorpayEvent(body: unknown, eventId: string): RazorpayEvent
       event,
       refund: {
         provider: RAZORPAY_PROVIDER,
+        eventId,
         providerPaymentId: refund.payment_id,
         providerRefundId: refund.id,
         receipt: refund.receipt || null,
