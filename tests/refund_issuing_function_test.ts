@@ -342,6 +342,19 @@ for (const { name, db } of await testDatabases()) {
     assert.equal((await refundEvent(db, { ...otherEvent, status: "processed" })).status, "processed");
   });
 
+  test("claim_due_refunds() claims the refunds never tried before one that failed, however much older that one is", async () => {
+    const failing = await refundDue(db);
+    const [claimed] = (await claim(db)).filter((c) => c.refundId === failing.refundId);
+    await record(db, failing.refundId, claimed.claimToken, {
+      error: "BAD_REQUEST_ERROR: fully refunded already",
+    });
+    const fresh = await refundDue(db);
+    const order = (await claim(db)).map((c) => c.refundId).filter((id) =>
+      id === failing.refundId || id === fresh.refundId
+    );
+    assert.deepEqual(order, [fresh.refundId, failing.refundId]);
+  });
+
   test("the refunds' functions refuse what a direct caller gets wrong, writing nothing", async (t) => {
     const due = await refundDue(db);
     const calls: [string, string, unknown[], string][] = [
