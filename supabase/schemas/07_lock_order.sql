@@ -6,7 +6,7 @@
 -- earlier rank, so no two writers, in any mix, wait on each other in a cycle:
 --   1. Its request's own advisory locks, tries that never wait where they are create_order's (its store's
 --      waiter slot, then its idempotency key); confirm_payment's provider event id, then its provider
---      payment id.
+--      payment id; record_refund_event's event id.
 --   2. The one order it moves: its queue `order/<id>`, then its row (FOR UPDATE); update_order_status and
 --      confirm_payment, through move_order_status. cancel_unpaid_orders takes its batch with SKIP LOCKED: it
 --      never waits for an order.
@@ -25,7 +25,8 @@
 --   The outbox's rows are locked only by the outbox functions (record_email_results with SKIP LOCKED;
 --   claim_due_emails behind the claim's queue, a batch's rows one at a time in id order, the others SKIP
 --   LOCKED), which take nothing of ranks 1-8 after them. An existing refund row is locked only by the
---   refunds' functions (55_refunds.sql), each in its own transaction before anything else.
+--   refunds' functions (55_refunds.sql), each in its own transaction before anything else but its event's
+--   own queue.
 --   cancel_unpaid_orders never waits (70_unpaid_orders.sql): it takes each order of its batch only if its
 --   row, its store's queue (try_queue) and its stock rows are free at once, and a writer that never waits is
 --   in no wait cycle, whatever order it takes its locks in.

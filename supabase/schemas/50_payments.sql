@@ -45,7 +45,8 @@
 -- second tab, the order page's Pay button an hour later) answers the kept one without calling Razorpay
 -- again, and verify-payment can check that the payment Checkout reports is for this order's Razorpay order.
 -- Two racing first calls may both ask Razorpay for an order, but one row is kept per order and both answer
--- it. confirm_payment finds the order through it when the payment's notes name none.
+-- it. A payment of a kept Razorpay order is decided for that order, whatever its notes say: Checkout lets
+-- the buyer's browser write the payment's notes, and notes naming another order must not pay that one.
 --
 -- confirm_payment, begin_payment and keep_provider_order write: security definer, executable by service_role
 -- only.
@@ -117,8 +118,12 @@ revoke execute on function public.gateway_rate_method(text) from public, anon, a
 grant execute on function public.gateway_rate_method(text) to service_role;
 
 -- One confirmation event (p_method: the payment's own method; p_provider_order_id: the gateway's order the
--- payment paid, which finds the order when p_order_id names none). The order's id comes as the provider
--- carried it (text): anything that is not the id of an order is recorded as order_not_found. Returns
+-- payment paid). A payment whose provider order is a kept one is decided for that order, whatever p_order_id
+-- says; a payment through no kept provider order (none, or one this service did not open: the store's own
+-- server, the Dashboard) is decided for the order p_order_id names only when that order has no kept provider
+-- order itself, else for no order (order_not_found, for a person). The order's id comes as the provider
+-- carried it (text): anything that is not the id of an order is recorded as order_not_found. The amount and
+-- currency are checked as for every payment (a wrong one is refunded). Returns
 -- { replayed, outcome, orderId, orderNumber, orderStatus, refundDue, method, feeShortfall, refund, emails };
 -- `refund` is the refund this event wrote ({ refundId, amount, currency, status }), else null.
 create or replace function public.confirm_payment(
@@ -146,6 +151,7 @@ declare
   -- a method the ledger cannot read is unknown, not a reason to refuse money that arrived
   v_method text := case when lower(p_method) ~ '^[a-z][a-z0-9_]{0,39}$' then lower(p_method) end;
   v_existing record;
+  v_kept_order_id uuid;
   v_earlier_outcome text;
   v_earlier_order_id uuid;
   v_order record;
@@ -199,12 +205,18 @@ begin
   -- 2. One decision per payment: another event of it waits here for the first, then reads its row.
   perform public.join_queue('payment-id/' || p_provider || '/' || p_provider_payment_id);
 
-  -- The payment's notes named no order of ours: the order start-payment opened this gateway order for.
-  if p_provider_order_id is not null
-    and (v_order_id is null or not exists (select 1 from public.orders o where o.id = v_order_id)) then
-    select k.order_id into v_order_id
+  -- The order start-payment kept this gateway order for decides, whatever the notes say: the buyer's browser
+  -- writes the notes. They name the order only for a payment through no kept gateway order, and only an
+  -- order with no kept gateway order of its own (whose payments come through that one); else no order.
+  if p_provider_order_id is not null then
+    select k.order_id into v_kept_order_id
     from public.payment_provider_orders k
     where k.provider = p_provider and k.provider_order_id = p_provider_order_id;
+  end if;
+  if v_kept_order_id is not null then
+    v_order_id := v_kept_order_id;
+  elsif exists (select 1 from public.payment_provider_orders k where k.order_id = v_order_id) then
+    v_order_id := null;
   end if;
 
   -- 3. The order, locked: a seller's move or another payment of it waits, or is waited for (its queue

@@ -16,8 +16,9 @@
 -- payment's refunds and adopt one whose receipt is the refund's id, else create it with that receipt), and
 -- records each result as it comes; the gateway's refund events (payment-webhook: refund.processed,
 -- refund.failed) settle them. Three functions, security definer, service_role only, and one read:
--- - claim_due_refunds: claims up to p_limit due refunds, oldest first, each under a new claim token that
---   expires with the run (p_claim_ms, as the outbox's claims): a new refund is due at once; one whose last
+-- - claim_due_refunds: claims up to p_limit due refunds, fewest attempts first, then oldest first (a refund
+--   the gateway keeps refusing goes behind those never tried), each under a new claim token that expires
+--   with the run (p_claim_ms, as the outbox's claims): a new refund is due at once; one whose last
 --   attempt failed p_min_age_seconds × 2^(attempts - 1) after it (at most × 256); never one this run tried
 --   already (the run started p_run_ms ago), so a refund is tried at most once a run.
 -- - record_refund_result: the claimer's result, refused (recorded: false) unless the refund is still claimed
@@ -27,21 +28,24 @@
 --   orderId, status, attempts, emails }. An error: attempts + 1 and the error, and at p_max_attempts
 --   attempts (10) the refund is `failed`, for a person. Released (p_release): the claim is handed back
 --   untried, nothing counted (the run's budget ended first).
--- - record_refund_event: a signed refund event. The refund is found by the receipt the gateway echoes (our
---   refund's id), else by the gateway's refund id, and only among the refunds of the payment the event
---   names. `processed` ends a pending, issued or failed refund (and queues the refund e-mail, unless it went
---   already); `failed` a pending or issued one; the gateway's refund id is kept. A replayed or stale event
---   changes nothing; a refund not ours (made by hand in the gateway's dashboard) is answered found: false.
+-- - record_refund_event: a signed refund event, decided once per event id (refund_events). The refund is
+--   found by the receipt the gateway echoes (our refund's id), else by the gateway's refund id, and only
+--   among the refunds of the payment the event names. An event kept already is answered at once with
+--   `replayed: true`, `changed: false` and the refund's status now. `processed` ends a pending, issued or
+--   failed refund (Razorpay's later word; it queues the refund e-mail, unless it went already); `failed` a
+--   pending or issued one, never a processed one; the gateway's refund id is kept. A stale event changes
+--   nothing; a refund not ours (made by hand in the gateway's dashboard) is answered found: false.
 -- - failed_refunds: the failed refunds, newest first, for the drain's report.
 --
 -- THE LOCK ORDER (07_lock_order.sql). A refund row is written new (rank 7) by confirm_payment and
 -- move_order_status, which hold the order's queue and row: no one else can hold it, and its unique key (one
 -- per payment) is guarded by rank 1 and 2. An existing refund row is locked only by the refund functions
 -- here (claim_due_refunds with SKIP LOCKED, record_refund_result and record_refund_event behind its queue
--- `refund/<id>`), each in a transaction of its own that holds no lock of ranks 1-8 before it; after it they
--- write only new rows (rank 7; their foreign keys take a key-share lock on the order's row, which a move
--- holding that row never waits for a refund row to release). So a refund row comes after every other rank,
--- and no writer of ours waits for one while holding another lock.
+-- `refund/<id>`; record_refund_event after only its event's own queue `refund-event/<provider>/<event id>`,
+-- rank 1, which no other writer takes), each in a transaction of its own that holds no other lock of ranks
+-- 1-8 before it; after it they write only new rows (rank 7; their foreign keys take a key-share lock on the
+-- order's row, which a move holding that row never waits for a refund row to release). So a refund row comes
+-- after every other rank, and no writer of ours waits for one while holding another lock.
 --
 -- SQLSTATEs: OCN00 VALIDATION_FAILED (detail: [{ path, message }]), OCT00 DEADLINE_EXCEEDED, 22023 for a
 -- claim's or result's limits out of range.
@@ -78,8 +82,28 @@ create unique index refunds_one_manual_per_order on public.refunds (order_id) wh
 create unique index refunds_provider_refund on public.refunds (provider_refund_id)
   where provider_refund_id is not null;
 create index refunds_order_id_idx on public.refunds (order_id);
-create index refunds_due_idx on public.refunds (created_at) where status = 'pending';
+-- the due refunds, fewest attempts first, then oldest first (claim_due_refunds' order)
+create index refunds_due_idx on public.refunds (attempts, created_at, id) where status = 'pending';
 create index refunds_failed_idx on public.refunds (updated_at) where status = 'failed';
+
+-- One row per refund event of one of our refunds, (provider, event id) once: an event Razorpay repeats (it
+-- sends one again under the same x-razorpay-event-id until it is answered 200), or a signed body sent again,
+-- is answered as it was and changes nothing (an old refund.failed cannot fail a refund a person set pending
+-- again). Events of refunds not ours are not kept: they change nothing, and name no refund. Written by
+-- record_refund_event only; append-only for every API role, as the payments ledger.
+create table public.refund_events (
+  provider text not null check (provider ~ '^[a-z][a-z0-9_]{1,31}$'),
+  provider_event_id text not null check (public.is_one_line_text(provider_event_id, 255)),
+  refund_id uuid not null references public.refunds (id) on delete restrict,
+  provider_refund_id text not null check (public.is_one_line_text(provider_refund_id, 255)),
+  -- what the event said, and whether it changed the refund (a stale or out-of-order event does not)
+  status text not null check (status in ('processed', 'failed')),
+  changed boolean not null,
+  received_at timestamptz not null default now(),
+  constraint refund_events_one_per_event primary key (provider, provider_event_id)
+);
+
+create index refund_events_refund_id_idx on public.refund_events (refund_id);
 
 -- What a refund is for never changes: the payment, the order, the amount and currency, its creation.
 create or replace function public.keep_refund_facts()
@@ -173,7 +197,7 @@ begin
         )
         and r.last_attempt_at < now() - make_interval(secs => p_run_ms / 1000.0)
       ))
-    order by r.created_at, r.id
+    order by r.attempts, r.created_at, r.id
     limit p_limit
     for update skip locked
   ),
@@ -184,7 +208,7 @@ begin
     where r.id = due.id
     returning r.*
   )
-  select coalesce(jsonb_agg(public.refund_claim_message(c) order by c.created_at, c.id), '[]'::jsonb)
+  select coalesce(jsonb_agg(public.refund_claim_message(c) order by c.attempts, c.created_at, c.id), '[]'::jsonb)
   into v_claimed
   from claimed c;
   return v_claimed;
@@ -272,8 +296,9 @@ revoke execute on function public.record_refund_result(uuid, uuid, text, text, t
 grant execute on function public.record_refund_result(uuid, uuid, text, text, text, boolean, integer)
   to service_role;
 
-create or replace function public.record_refund_event(
+create function public.record_refund_event(
   p_provider text,
+  p_event_id text,
   p_provider_payment_id text,
   p_provider_refund_id text,
   p_receipt text,
@@ -297,6 +322,9 @@ begin
   if p_provider is null or p_provider !~ '^[a-z][a-z0-9_]{1,31}$' then
     v_issues := v_issues || jsonb_build_object('path', 'provider', 'message', 'provider must be a lower-case name');
   end if;
+  if not public.is_one_line_text(p_event_id, 255) then
+    v_issues := v_issues || jsonb_build_object('path', 'eventId', 'message', 'eventId must be one line of 1 to 255 characters');
+  end if;
   if not public.is_one_line_text(p_provider_payment_id, 255) then
     v_issues := v_issues || jsonb_build_object(
       'path', 'providerPaymentId', 'message', 'providerPaymentId must be one line of 1 to 255 characters'
@@ -314,7 +342,20 @@ begin
     raise exception using errcode = 'OCN00', message = 'VALIDATION_FAILED: the refund event is invalid', detail = v_issues::text;
   end if;
 
-  -- ours: by the receipt we gave it, else by the gateway's id; only a refund of the payment the event names
+  -- 1. One decision per event: a retry waits here for the first delivery, then answers without changing
+  --    anything, whatever happened to the refund since (a person may have set it pending again).
+  perform public.join_queue('refund-event/' || p_provider || '/' || p_event_id);
+  select r.* into v_refund
+  from public.refund_events e join public.refunds r on r.id = e.refund_id
+  where e.provider = p_provider and e.provider_event_id = p_event_id;
+  if found then
+    return jsonb_build_object(
+      'found', true, 'changed', false, 'replayed', true, 'refundId', v_refund.id,
+      'orderId', v_refund.order_id, 'status', v_refund.status
+    );
+  end if;
+
+  -- 2. Ours: by the receipt we gave it, else by the gateway's id; only a refund of the payment the event names
   select r.* into v_refund
   from public.refunds r join public.payments p on p.id = r.payment_id
   where (r.id = v_receipt or r.provider_refund_id = p_provider_refund_id)
@@ -322,9 +363,9 @@ begin
   order by (r.id = v_receipt) desc nulls last
   limit 1;
   if not found then
-    return jsonb_build_object('found', false, 'changed', false);
+    return jsonb_build_object('found', false, 'changed', false, 'replayed', false);
   end if;
-  -- then locked: a retried event waits in the refund's queue, one wait each, bounded by the deadline
+  -- then locked: another event of the refund waits in the refund's queue, one wait each, bounded by the deadline
   perform public.join_queue('refund/' || v_refund.id::text);
   select r.* into v_refund from public.refunds r where r.id = v_refund.id for update;
 
@@ -346,19 +387,23 @@ begin
     end if;
   end if;
 
+  -- 3. The event, kept: its retries are answered by step 1
+  insert into public.refund_events (provider, provider_event_id, refund_id, provider_refund_id, status, changed)
+  values (p_provider, p_event_id, v_refund.id, p_provider_refund_id, p_status, v_status <> v_refund.status);
+
   if public.deadline_passed() then
     raise exception using errcode = 'OCT00', message = 'DEADLINE_EXCEEDED: the caller gave up before this refund event could commit';
   end if;
   return jsonb_build_object(
-    'found', true, 'changed', v_status <> v_refund.status, 'refundId', v_refund.id,
+    'found', true, 'changed', v_status <> v_refund.status, 'replayed', false, 'refundId', v_refund.id,
     'orderId', v_refund.order_id, 'status', v_status
   );
 end;
 $$;
 
-revoke execute on function public.record_refund_event(text, text, text, text, text, timestamptz)
+revoke execute on function public.record_refund_event(text, text, text, text, text, text, timestamptz)
   from public, anon, authenticated, service_role;
-grant execute on function public.record_refund_event(text, text, text, text, text, timestamptz)
+grant execute on function public.record_refund_event(text, text, text, text, text, text, timestamptz)
   to service_role;
 
 -- The failed refunds, newest first: { total, refunds: [{ refundId, orderId, amount, currency, attempts,
@@ -390,5 +435,6 @@ grant execute on function public.failed_refunds(integer) to service_role;
 
 -- Read by the service role (an operator's queries, the types); written only by the functions above.
 alter table public.refunds enable row level security;
-revoke all on public.refunds from anon, authenticated, service_role;
-grant select on public.refunds to service_role;
+alter table public.refund_events enable row level security;
+revoke all on public.refunds, public.refund_events from anon, authenticated, service_role;
+grant select on public.refunds, public.refund_events to service_role;
