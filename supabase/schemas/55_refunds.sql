@@ -20,7 +20,8 @@
 --   the gateway keeps refusing goes behind those never tried), each under a new claim token that expires
 --   with the run (p_claim_ms, as the outbox's claims): a new refund is due at once; one whose last
 --   attempt failed p_min_age_seconds × 2^(attempts - 1) after it (at most × 256); never one this run tried
---   already (the run started p_run_ms ago), so a refund is tried at most once a run.
+--   already (the run started p_run_ms ago), so a refund is tried at most once a run (a claim outside any
+--   run, p_run_ms 0, has tried nothing).
 -- - record_refund_result: the claimer's result, refused (recorded: false) unless the refund is still claimed
 --   under p_claim_token. The gateway's refund: `issued` with its id (or straight `processed` / `failed` when
 --   the gateway says so already: an adopted refund), claim cleared, and the buyer's refund e-mail queued,
@@ -195,7 +196,7 @@ begin
         r.last_attempt_at <= now() - make_interval(
           secs => p_min_age_seconds * power(2, least(greatest(r.attempts, 1), 9) - 1)
         )
-        and r.last_attempt_at < now() - make_interval(secs => p_run_ms / 1000.0)
+        and (p_run_ms = 0 or r.last_attempt_at < now() - make_interval(secs => p_run_ms / 1000.0))
       ))
     order by r.attempts, r.created_at, r.id
     limit p_limit
