@@ -72,6 +72,14 @@ alter default privileges in schema public grant all on sequences to anon, authen
 `,
 };
 
+/**
+ * What a Supabase database has before its first migration, as this runner sets it up: the roles, auth.uid()
+ * and `defaultPrivileges`. The migrations, and the declarative schemas (declarative_schemas.ts), start here.
+ */
+export function supabasePreludeSql(defaultPrivileges: DefaultPrivileges): string {
+  return SUPABASE_ROLES_SQL + _DEFAULT_PRIVILEGES_SQL[defaultPrivileges];
+}
+
 /** Drops everything the migrations created, so a reset works on a database that has them already. */
 const DROP_PUBLIC_SQL = `
 drop schema if exists public cascade;
@@ -155,9 +163,7 @@ export interface ResetOptions {
  */
 export async function resetDatabase(db: SqlDatabase, options: ResetOptions = {}): Promise<void> {
   if (options.dropExisting) await db.exec(DROP_PUBLIC_SQL + FORGET_MIGRATIONS_SQL);
-  await db.exec(
-    SUPABASE_ROLES_SQL + _DEFAULT_PRIVILEGES_SQL[options.defaultPrivileges ?? "none"] + MIGRATION_RECORD_SQL,
-  );
+  await db.exec(supabasePreludeSql(options.defaultPrivileges ?? "none") + MIGRATION_RECORD_SQL);
   for (const migration of options.migrations ?? await readMigrations()) {
     try {
       await db.execTransaction(`${migration.sql}\n;${_recordMigrationSql(migration.name)}`);

@@ -36,8 +36,8 @@ export async function inspectResetTarget(db: SqlSession, url: URL): Promise<Rese
   return { url, publicRelations: relations.map((row) => row.name), publicFunctions: n };
 }
 
-function _isLocal(url: URL): boolean {
-  // no host at all is a Unix socket on this machine
+/** Whether `url` names a server on this machine (no host at all is a Unix socket here). */
+export function isLocalDatabase(url: URL): boolean {
   return ["", "127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
 }
 
@@ -60,7 +60,7 @@ export function resetRefusal(target: ResetTarget, yes: boolean): string | null {
   const name = _databaseName(target.url);
   if (isTestDatabaseName(name)) return null;
   const empty = target.publicRelations.length === 0 && target.publicFunctions === 0;
-  if (empty && _isLocal(target.url)) return null;
+  if (empty && isLocalDatabase(target.url)) return null;
   const where = target.url.hostname || "a local socket";
   const count = target.publicRelations.length;
   const holds = count > 0
