@@ -52,6 +52,7 @@ const KNOWN_WRITERS = [
   "record_email_results",
   "record_refund_event",
   "record_refund_result",
+  "retry_dead_emails",
   "update_order_status",
 ];
 

@@ -20,6 +20,7 @@ export type Database = {
           delivery_unknown: boolean
           failures: number
           id: string
+          key_round: number
           kind: string
           last_error: string | null
           order_id: string
@@ -43,6 +44,7 @@ export type Database = {
           delivery_unknown?: boolean
           failures?: number
           id?: string
+          key_round?: number
           kind: string
           last_error?: string | null
           order_id: string
@@ -65,6 +67,7 @@ export type Database = {
           delivery_unknown?: boolean
           failures?: number
           id?: string
+          key_round?: number
           kind?: string
           last_error?: string | null
           order_id?: string
@@ -897,6 +900,10 @@ export type Database = {
       }
       refund_claim_message: {
         Args: { p_refund: Database["public"]["Tables"]["refunds"]["Row"] }
+        Returns: Json
+      }
+      retry_dead_emails: {
+        Args: { p_deadline?: string; p_ids?: string[] }
         Returns: Json
       }
       schedule_outbox_drain: {

@@ -158,6 +158,11 @@ interface _OutboxRow {
    * only with that batch, whole. Null or absent: the row is sent alone, under its own key.
    */
   batchKey?: string | null;
+  /**
+   * Which idempotency key the row goes under alone: 0 or absent its own, n > 0 `<its own>/retry/<n>`, a key
+   * never used before (an operator's retry of a dead row whose key Resend no longer holds).
+   */
+  keyRound?: number;
 }
 
 /** An order's buyer confirmation or seller alert, claimed for sending. */
