@@ -859,6 +859,10 @@ export type Database = {
         Args: Record<PropertyKey, never>
         Returns: string
       }
+      prepare_email_sends: {
+        Args: { p_batch_key?: string; p_claims: Json; p_deadline?: string }
+        Returns: Json
+      }
       purge_expired_order_guards: {
         Args: { p_idempotency_hours?: number; p_rate_limit_hours?: number }
         Returns: Json

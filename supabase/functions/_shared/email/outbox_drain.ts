@@ -225,10 +225,11 @@ async function _refunds(
 
 /**
  * The recovery path: claims what is due, one request's worth at a time, and sends it at the provider's pace
- * until the run's budget runs out or nothing is due. A row that no request may have delivered goes in a batch
- * (one request for up to 100 rows, under the batch's key); a batch is only ever sent again whole, under its
- * key; any other row that may have been delivered goes alone under its own key `order/<orderId>/<kind>`, the
- * key of every earlier try: so whatever the provider already holds, it drops the copy.
+ * until the run's budget runs out or nothing is due, each request's rows read again right before it. A row
+ * that no request may have delivered goes in a batch (one request for up to 100 rows, under the batch's key);
+ * a batch is only ever sent again whole, under its key; any other row that may have been delivered goes alone
+ * under its own key `order/<orderId>/<kind>`, the key of every earlier try: so whatever the provider already
+ * holds, it drops the copy.
  */
 export async function drainOutbox(
   deps: DrainDeps,
