@@ -20,7 +20,13 @@ import { addSummary, describeError } from "./email_results.ts";
 import { MAX_BATCH_MESSAGES } from "./mailer.ts";
 import type { OutboxSenderDeps } from "./outbox_sender.ts";
 import { type PacedSendDeps, sendPaced } from "./paced_sends.ts";
-import { type DrainSummary, emptyDrainSummary, type SendWork, sendWorkOf } from "./send_work.ts";
+import {
+  type DrainSummary,
+  emptyDrainSummary,
+  newBatchesOf,
+  type SendWork,
+  sendWorkOf,
+} from "./send_work.ts";
 import { createRequestPace } from "./request_pace.ts";
 
 export type { DrainSummary };
@@ -154,12 +160,12 @@ export async function runOutboxDrain(
     if (skipped.length > 0) {
       log({ event: "orders.unpaid_skipped", orderIds: skipped.map((order) => order.orderId) });
     }
-    cancelledEmails = sendWorkOf(claimed);
+    cancelledEmails = newBatchesOf(claimed, _batchLimit(run.send.mailer, options.batchSize), _newBatchKey);
   } catch (error) {
     log({ event: "orders.unpaid_cancel_failed", error: describeError(error) });
   }
   if (cancelledEmails.length > 0) {
-    // the buyers of the orders just cancelled hear of it first, each e-mail alone under its own key
+    // the buyers of the orders just cancelled hear of it first, in batches as the backlog's e-mails go
     addSummary(emails, await sendPaced(() => Promise.resolve(cancelledEmails.splice(0)), run.send));
   }
   const { refunds, failedRefunds } = await _refunds(deps, options, run, emails);
@@ -176,6 +182,16 @@ export async function runOutboxDrain(
   addSummary(emails, await drainOutbox(deps, options, run));
   log({ event: "email.drain_run", elapsedMs: run.budget.elapsedMs(), ...emails });
   return { unpaidOrders, emails, deadEmails, refunds, failedRefunds, purged };
+}
+
+/** Rows per new batch: the most one batch request carries, or 0 when the mailer has no batch endpoint. */
+function _batchLimit(mailer: DrainDeps["mailer"], batchSize = MAX_BATCH_MESSAGES): number {
+  return mailer.sendBatch ? Math.min(Math.max(batchSize, 1), MAX_BATCH_MESSAGES) : 0;
+}
+
+/** A new batch's idempotency key, `outbox/batch/<uuid>` (`claim_due_emails` makes them the same way). */
+function _newBatchKey(): string {
+  return `outbox/batch/${crypto.randomUUID()}`;
 }
 
 /**
@@ -237,9 +253,7 @@ export async function drainOutbox(
   run: DrainRun = startDrainRun(deps),
 ): Promise<DrainSummary> {
   const superseded = { count: 0 };
-  const batchLimit = run.send.mailer.sendBatch
-    ? Math.min(Math.max(options.batchSize ?? MAX_BATCH_MESSAGES, 1), MAX_BATCH_MESSAGES)
-    : 0;
+  const batchLimit = _batchLimit(run.send.mailer, options.batchSize);
   let claimFailed = false;
   const summary = await sendPaced(async (aloneLimit) => {
     if (claimFailed) return [];
