@@ -171,6 +171,7 @@ export const DrainResponse = z.strictObject({
      */
     released: _Count,
   }),
+  /** every dead row counted and the newest 20 listed, read after the run's sends (those it made dead included) */
   deadEmails: z.strictObject({
     total: _Count,
     emails: z.array(z.strictObject({

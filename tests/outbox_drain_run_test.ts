@@ -108,3 +108,26 @@ Deno.test("runOutboxDrain() sends the cancelled orders' e-mails in batches under
     [[emails.slice(0, 2).map((e) => e.id), requests[0].key], [[emails[2].id], requests[1].key]],
   );
 });
+
+Deno.test("runOutboxDrain() reads the dead rows after its sends, so the rows its sends made dead are in its answer", async () => {
+  const calls: string[] = [];
+  const outbox = recordingOutbox([statusOutboxEmail(statusEmailData("shipped"))]);
+  const report = await runOutboxDrain({
+    mailer: recordingMailer(),
+    outbox: {
+      ...outbox,
+      claimDue: (options) => (calls.push("claim"), outbox.claimDue(options)),
+      recordResults: (results) => (calls.push("record"), outbox.recordResults(results)),
+      deadEmails: (limit) => (calls.push("dead"), outbox.deadEmails(limit)),
+    },
+    render,
+    sleep: fakeSleep().sleep,
+    log: () => {},
+    purgeExpiredGuards,
+    cancelUnpaidOrders: () => Promise.resolve({ cancelled: [], emails: [], skipped: [] }),
+  }, { minAgeSeconds: 0 });
+  assert.equal(report.emails.sent, 1);
+  // the one report of dead rows comes last, after the result of the run's send was recorded
+  assert.deepEqual([calls.filter((call) => call === "dead").length, calls.at(-1)], [1, "dead"]);
+  assert.ok(calls.indexOf("record") < calls.indexOf("dead"), calls.join(", "));
+});

@@ -102,7 +102,10 @@ export interface DrainReport {
   unpaidOrders: { cancelled: number; orderIds: string[]; skipped: number } | null;
   /** Every e-mail this run claimed, sent, failed, superseded or handed back, the cancelled orders' included. */
   emails: DrainSummary;
-  /** Every dead row counted, the newest listed: they wait for a person, never for the next run. */
+  /**
+   * Every dead row counted, the newest listed, read after the run's sends (those it made dead included): they
+   * wait for a person, never for the next run.
+   */
   deadEmails: DeadEmailReport;
   /** What the run did to refunds; null when it issues none (no refunds' parts, or no gateway configured). */
   refunds: RefundIssuingReport | null;
@@ -169,10 +172,6 @@ export async function runOutboxDrain(
     addSummary(emails, await sendPaced(() => Promise.resolve(cancelledEmails.splice(0)), run.send));
   }
   const { refunds, failedRefunds } = await _refunds(deps, options, run, emails);
-  const deadEmails = await deps.outbox.deadEmails(DEAD_EMAILS_LISTED);
-  if (deadEmails.total > 0) {
-    log({ event: "email.dead", total: deadEmails.total, outboxIds: deadEmails.emails.map((e) => e.id) });
-  }
   let purged: PurgeCounts | null = null;
   try {
     purged = await deps.purgeExpiredGuards();
@@ -180,6 +179,11 @@ export async function runOutboxDrain(
     log({ event: "housekeeping.failed", error: describeError(error) });
   }
   addSummary(emails, await drainOutbox(deps, options, run));
+  // after the sends: a row this run's sends made dead is listed in this run's answer
+  const deadEmails = await deps.outbox.deadEmails(DEAD_EMAILS_LISTED);
+  if (deadEmails.total > 0) {
+    log({ event: "email.dead", total: deadEmails.total, outboxIds: deadEmails.emails.map((e) => e.id) });
+  }
   log({ event: "email.drain_run", elapsedMs: run.budget.elapsedMs(), ...emails });
   return { unpaidOrders, emails, deadEmails, refunds, failedRefunds, purged };
 }
