@@ -1,14 +1,16 @@
 /**
  * One drain run, the single implementation behind the outbox-drain function (every minute from pg_cron on
  * Supabase) and `deno task outbox` (locally). The run has a budget (OUTBOX_DRAIN_BUDGET_MS): it cancels the
- * orders nobody paid in time and sends their buyers' cancelled e-mails, issues the refunds that are due
- * through the payment gateway and sends the buyers' refund e-mails, reports the dead rows and the failed
- * refunds, purges expired idempotency keys and rate-limit windows, then sends what is due until the budget
- * runs out, at the provider's pace; every request ends within one send's time-out after that
- * (EMAIL_SEND_TIMEOUT_MS, and PAYMENT_PROVIDER_TIMEOUT_MS or less for the gateway's), so the run answers within
- * budget + time-out. Every job takes its work from the same {@linkcode RunBudget}.
+ * orders nobody paid in time and sends their buyers' cancelled e-mails (in batches, as the backlog goes),
+ * issues the refunds that are due through the payment gateway and sends the buyers' refund e-mails, reports
+ * the failed refunds, purges expired idempotency keys and rate-limit windows, sends what is due until the
+ * budget runs out, at the provider's pace, and then reports the dead rows, those of its own sends included;
+ * every request ends within one send's time-out after the budget (EMAIL_SEND_TIMEOUT_MS, and
+ * PAYMENT_PROVIDER_TIMEOUT_MS or less for the gateway's), so the run answers within budget + time-out and its
+ * last database calls (config.ts, DRAIN_CLOSING_MS). Every job takes its work from the same
+ * {@linkcode RunBudget}.
  */
-import type { Config } from "../config.ts";
+import { type Config, DEFAULT_EMAIL_SEND_TIMEOUT_MS, DEFAULT_OUTBOX_DRAIN_BUDGET_MS } from "../config.ts";
 import type { PurgeCounts, PurgeExpiredGuards } from "../orders/order_guards.ts";
 import type { CancelUnpaidOrders } from "../orders/unpaid_orders.ts";
 import type { PaymentProvider } from "../payments/payment_provider.ts";
@@ -43,8 +45,8 @@ export interface DrainLimits {
 
 /** The defaults of {@linkcode DrainLimits}. */
 export const DEFAULT_DRAIN_LIMITS: DrainLimits = {
-  budgetMs: 40_000,
-  sendTimeoutMs: 10_000,
+  budgetMs: DEFAULT_OUTBOX_DRAIN_BUDGET_MS,
+  sendTimeoutMs: DEFAULT_EMAIL_SEND_TIMEOUT_MS,
   requestsPerSecond: Infinity,
 };
 
