@@ -1,7 +1,10 @@
 /**
  * What `deno task dev` prints once it serves: where everything is, the keys, and a curl that works as
  * printed. With LEGACY_API_KEYS=disabled the stack refuses the anon and service-role keys, so it says so
- * and prints the publishable and secret keys instead, and the curl carries the publishable key. Pure.
+ * and prints the publishable keys instead, and the curl carries the publishable key. A secret is printed
+ * only when it is the stack's own local default, which guards nothing; one the environment gives (the
+ * service-role key, the secret keys, Razorpay's key and webhook secrets) is named by its variable, never
+ * shown: a terminal's output is shared and logged. Pure.
  */
 import { SEED_EXAMPLE_ORDER } from "./example_order.ts";
 import { describeRateLimits } from "./dev_rate_limits.ts";
@@ -47,9 +50,15 @@ export function devBanner(
   rest:      ${stack.url}/rest/v1/rpc/<function> and GET ${stack.url}/rest/v1/<table>?select=…&<column>=eq.<value>
   auth:      ${stack.url}/auth/v1/.well-known/jwks.json (npx -y deno@2.9.6 task token <e-mail> signs in a local user)
   anon key:          ${stack.legacyKeysDisabled ? disabled : stack.anonKey}
-  service_role key:  ${stack.legacyKeysDisabled ? disabled : stack.serviceKey}${
-    env.SUPABASE_PUBLISHABLE_KEYS ? `\n  publishable keys:  ${env.SUPABASE_PUBLISHABLE_KEYS}` : ""
-  }${env.SUPABASE_SECRET_KEYS ? `\n  secret keys:       ${env.SUPABASE_SECRET_KEYS}` : ""}
+  service_role key:  ${
+    stack.legacyKeysDisabled
+      ? disabled
+      : env.SUPABASE_SERVICE_ROLE_KEY
+      ? "SUPABASE_SERVICE_ROLE_KEY (not printed)"
+      : stack.serviceKey
+  }${env.SUPABASE_PUBLISHABLE_KEYS ? `\n  publishable keys:  ${env.SUPABASE_PUBLISHABLE_KEYS}` : ""}${
+    env.SUPABASE_SECRET_KEYS ? `\n  secret keys:       ${_describeSecretKeys(env.SUPABASE_SECRET_KEYS)}` : ""
+  }
 
 Try it:
 curl -i ${stack.url}/functions/v1/create-order \\
@@ -72,4 +81,16 @@ function _describeRazorpay(
     webhook secret:  ${
     env.RAZORPAY_WEBHOOK_SECRET ? "RAZORPAY_WEBHOOK_SECRET" : fake.webhookSecret
   } (its webhooks go to payment-webhook)`;
+}
+
+/** The secret keys' names, from SUPABASE_SECRET_KEYS (a JSON object of keys), never their values. */
+function _describeSecretKeys(value: string): string {
+  let names: string[] = [];
+  try {
+    const keys: unknown = JSON.parse(value);
+    if (typeof keys === "object" && keys !== null && !Array.isArray(keys)) names = Object.keys(keys);
+  } catch {
+    // dev refuses keys that are no JSON object before it prints anything: nothing to name here
+  }
+  return `SUPABASE_SECRET_KEYS${names.length > 0 ? ` (${names.join(", ")})` : ""} (not printed)`;
 }

@@ -223,6 +223,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
           orderId: EXAMPLE_IDS.order,
           refundStatus: "processed",
           changed: true,
+          replayed: false,
         },
       },
       ignored: {

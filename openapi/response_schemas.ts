@@ -76,6 +76,9 @@ export const WebhookRefundResponse = z.strictObject({
   orderId: Uuid,
   refundStatus: z.enum(REFUND_STATUSES).meta({ description: "the refund's status now" }),
   changed: z.boolean().meta({ description: "false for a replayed or stale event: nothing changed" }),
+  replayed: z.boolean().meta({
+    description: "this event (x-razorpay-event-id) was received before: it changed nothing now",
+  }),
 });
 
 /** start-payment's 200: what Razorpay Checkout opens with. No buyer data. */

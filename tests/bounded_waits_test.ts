@@ -188,8 +188,8 @@ test("record_refund_event()'s transaction is gone within 500 ms of its deadline 
     { statement: "select 1 from public.refunds where id = $1 for update", params: [refundId] },
     [2_000, 3_000],
     (deadline, i) => ({
-      sql: "select public.record_refund_event('razorpay', $1, $2, $3, 'processed', $4)",
-      params: [paymentId, `rfnd_wait_${i}`, refundId, deadline],
+      sql: "select public.record_refund_event('razorpay', $1, $2, $3, $4, 'processed', $5)",
+      params: [`evt_wait_${i}_${refundId}`, paymentId, `rfnd_wait_${i}`, refundId, deadline],
     }),
   );
   assertGoneByDeadline(waits);

@@ -37,6 +37,7 @@ const SOME_COLUMN: Record<string, string> = {
   order_rate_limits: "hits",
   payment_provider_orders: "created_at",
   refunds: "attempts",
+  refund_events: "received_at",
 };
 
 /** The functions that write today: the catalogue below must find each of them. */

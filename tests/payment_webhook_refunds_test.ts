@@ -69,6 +69,7 @@ for (const { name, db } of await testDatabases()) {
           orderId: due.orderId,
           refundStatus: "processed",
           changed: true,
+          replayed: false,
         });
         const again = await postRazorpayEvent(stack, event);
         assert.deepEqual((await again.json()).changed, false);

@@ -12,8 +12,9 @@ const validateWebhookSignature = (body: string, signature: string, secret: strin
   Razorpay.validateWebhookSignature(body, signature, secret);
 import { OrderError } from "../supabase/functions/_shared/errors.ts";
 import { isCheckoutSignature } from "../supabase/functions/_shared/payments/checkout_signature.ts";
+import { isProviderRefusal } from "../supabase/functions/_shared/payments/payment_provider.ts";
 import { razorpayApi, RazorpayApiError } from "../supabase/functions/_shared/payments/razorpay_api.ts";
-import { type FakeRazorpay, startFakeRazorpay } from "./support/fake_razorpay.ts";
+import { type FakeFailure, type FakeRazorpay, startFakeRazorpay } from "./support/fake_razorpay.ts";
 
 const test = (name: string, fn: (fake: FakeRazorpay) => Promise<void>) =>
   Deno.test({
@@ -259,4 +260,23 @@ test("Razorpay's Node SDK creates, fetches, captures and refunds on the fake's p
   assert.deepEqual(list.items.map((r: { id: string }) => r.id), [refund.id]);
   assert.equal((await sdk.payments.fetchRefund(payment.id, refund.id)).receipt, "r-1");
   assert.equal((await sdk.payments.fetch(payment.id)).refund_status, "partial");
+});
+
+test("razorpayApi() marks a 4xx answer as Razorpay's refusal of that one request, but not 401, 408, 429, 5xx or silence", async (fake) => {
+  const api = adapter(fake, { timeoutMs: 300 });
+  const answers: [FakeFailure, boolean][] = [
+    [{ status: 400, description: "The payment has been fully refunded already" }, true],
+    [{ status: 404, description: "The requested URL was not found on the server." }, true],
+    [{ status: 401, description: "Authentication failed" }, false],
+    [{ status: 408, description: "Request timed out" }, false],
+    [{ status: 429, description: "Too many requests" }, false],
+    ["error", false],
+    ["hang", false],
+  ];
+  for (const [answer, refused] of answers) {
+    fake.fail("refunds.list", answer);
+    const failure = await api.listRefunds("pay_Unknown0000001").then(() => null, (error) => error);
+    assert.equal(isProviderRefusal(failure), refused, JSON.stringify(answer));
+    assert.equal((failure.cause as RazorpayApiError).refused, refused);
+  }
 });

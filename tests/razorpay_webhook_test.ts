@@ -79,7 +79,7 @@ Deno.test("readRazorpayEvent() reads payment.captured's payment: id, paise, curr
   });
 });
 
-Deno.test("readRazorpayEvent() reads refund.processed and refund.failed: Razorpay's refund id, the payment's id and our receipt", async (t) => {
+Deno.test("readRazorpayEvent() reads refund.processed and refund.failed: the event's id, Razorpay's refund id, the payment's id and our receipt", async (t) => {
   for (const status of ["processed", "failed"] as const) {
     await t.step(status, () => {
       const event = refundEvent(status, { paymentId: "pay_FP8B5R2zE1cyXA", receipt: ORDER_ID });
@@ -87,6 +87,7 @@ Deno.test("readRazorpayEvent() reads refund.processed and refund.failed: Razorpa
         event: `refund.${status}`,
         refund: {
           provider: "razorpay",
+          eventId: "evt_r",
           providerPaymentId: "pay_FP8B5R2zE1cyXA",
           providerRefundId: "rfnd_FP8DDKxqJif6ca",
           receipt: ORDER_ID,

@@ -71,16 +71,29 @@ async function record(
   return recorded;
 }
 
+/** record_refund_event as payment-webhook calls it; each event under a new id unless `eventId` is given. */
 async function refundEvent(
   db: SqlDatabase,
-  event: { paymentId: string; providerRefundId: string; receipt: string | null; status: string },
+  event: {
+    paymentId: string;
+    providerRefundId: string;
+    receipt: string | null;
+    status: string;
+    eventId?: string;
+  },
 ) {
   const [{ result }] = await db.asRole(
     "service_role",
     (s) =>
-      s.query<{ result: { found: boolean; changed: boolean; status?: string } }>(
-        "select public.record_refund_event('razorpay', $1, $2, $3, $4) as result",
-        [event.paymentId, event.providerRefundId, event.receipt, event.status],
+      s.query<{ result: { found: boolean; changed: boolean; replayed: boolean; status?: string } }>(
+        "select public.record_refund_event('razorpay', $1, $2, $3, $4, $5) as result",
+        [
+          event.eventId ?? `evt_${crypto.randomUUID()}`,
+          event.paymentId,
+          event.providerRefundId,
+          event.receipt,
+          event.status,
+        ],
       ),
   );
   return result;
@@ -200,6 +213,7 @@ for (const { name, db } of await testDatabases()) {
       assert.deepEqual(await refundEvent(db, event), {
         found: true,
         changed: true,
+        replayed: false,
         refundId: due.refundId,
         orderId: due.orderId,
         status: "processed",
@@ -253,7 +267,7 @@ for (const { name, db } of await testDatabases()) {
             receipt: due.refundId,
             status: "processed",
           }),
-          { found: false, changed: false },
+          { found: false, changed: false, replayed: false },
         );
         assert.deepEqual(
           await refundEvent(db, {
@@ -262,11 +276,83 @@ for (const { name, db } of await testDatabases()) {
             receipt: null,
             status: "processed",
           }),
-          { found: false, changed: false },
+          { found: false, changed: false, replayed: false },
         );
         assert.equal((await refundRows(db, due.orderId))[0].status, "pending");
       },
     );
+  });
+
+  test("record_refund_event() decides an event once: sent again under its id it answers replayed and changes nothing, even after a person set the refund pending again", async () => {
+    const due = await refundDue(db);
+    const [claimed] = (await claim(db)).filter((c) => c.refundId === due.refundId);
+    await record(db, due.refundId, claimed.claimToken, { providerRefundId: `rfnd_D${due.paymentId}` });
+    const event = {
+      eventId: `evt_failed_${due.refundId}`,
+      paymentId: due.paymentId,
+      providerRefundId: `rfnd_D${due.paymentId}`,
+      receipt: due.refundId,
+      status: "failed",
+    };
+    assert.deepEqual(
+      [(await refundEvent(db, event)).status, (await refundRows(db, due.orderId))[0].status],
+      ["failed", "failed"],
+    );
+    // docs/operate.md, "Refunds": a person has the drain try again
+    await db.query("update public.refunds set status = 'pending', attempts = 0 where id = $1", [
+      due.refundId,
+    ]);
+    assert.deepEqual(await refundEvent(db, event), {
+      found: true,
+      changed: false,
+      replayed: true,
+      refundId: due.refundId,
+      orderId: due.orderId,
+      status: "pending",
+    });
+    assert.equal((await refundRows(db, due.orderId))[0].status, "pending");
+    const kept = await db.query<{ status: string; changed: boolean }>(
+      "select status, changed from public.refund_events where provider = 'razorpay' and provider_event_id = $1",
+      [event.eventId],
+    );
+    assert.deepEqual(kept, [{ status: "failed", changed: true }]);
+  });
+
+  test("record_refund_event() keeps a processed refund processed when refund.failed arrives after it, and ends a failed one on a later refund.processed", async () => {
+    const due = await refundDue(db);
+    const [claimed] = (await claim(db)).filter((c) => c.refundId === due.refundId);
+    const providerRefundId = `rfnd_E${due.paymentId}`;
+    await record(db, due.refundId, claimed.claimToken, { providerRefundId });
+    const event = { paymentId: due.paymentId, providerRefundId, receipt: due.refundId };
+    const processed = await refundEvent(db, { ...event, status: "processed" });
+    const lateFailed = await refundEvent(db, { ...event, status: "failed" });
+    assert.deepEqual(
+      [processed.changed, processed.status, lateFailed.changed, lateFailed.replayed, lateFailed.status],
+      [true, "processed", false, false, "processed"],
+    );
+    const other = await refundDue(db);
+    const [otherClaim] = (await claim(db)).filter((c) => c.refundId === other.refundId);
+    await record(db, other.refundId, otherClaim.claimToken, { providerRefundId: `rfnd_F${other.paymentId}` });
+    const otherEvent = {
+      paymentId: other.paymentId,
+      providerRefundId: `rfnd_F${other.paymentId}`,
+      receipt: null,
+    };
+    assert.equal((await refundEvent(db, { ...otherEvent, status: "failed" })).status, "failed");
+    assert.equal((await refundEvent(db, { ...otherEvent, status: "processed" })).status, "processed");
+  });
+
+  test("claim_due_refunds() claims the refunds never tried before one that failed, however much older that one is", async () => {
+    const failing = await refundDue(db);
+    const [claimed] = (await claim(db)).filter((c) => c.refundId === failing.refundId);
+    await record(db, failing.refundId, claimed.claimToken, {
+      error: "BAD_REQUEST_ERROR: fully refunded already",
+    });
+    const fresh = await refundDue(db);
+    const order = (await claim(db)).map((c) => c.refundId).filter((id) =>
+      id === failing.refundId || id === fresh.refundId
+    );
+    assert.deepEqual(order, [fresh.refundId, failing.refundId]);
   });
 
   test("the refunds' functions refuse what a direct caller gets wrong, writing nothing", async (t) => {
@@ -282,13 +368,19 @@ for (const { name, db } of await testDatabases()) {
       ["a result of no kind", "select public.record_refund_result($1, $1)", [due.refundId], "22023"],
       [
         "an event of another status",
-        "select public.record_refund_event('razorpay', 'pay_1', 'rfnd_1', null, 'pending')",
+        "select public.record_refund_event('razorpay', 'evt_1', 'pay_1', 'rfnd_1', null, 'pending')",
         [],
         "OCN00",
       ],
       [
         "an event with a line break in the refund id",
-        "select public.record_refund_event('razorpay', 'pay_1', e'rfnd\\n1', null, 'processed')",
+        "select public.record_refund_event('razorpay', 'evt_1', 'pay_1', e'rfnd\\n1', null, 'processed')",
+        [],
+        "OCN00",
+      ],
+      [
+        "an event without its id",
+        "select public.record_refund_event('razorpay', null, 'pay_1', 'rfnd_1', null, 'processed')",
         [],
         "OCN00",
       ],

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { createDatabaseClient } from "../supabase/functions/_shared/database_client.ts";
 import { razorpayApi } from "../supabase/functions/_shared/payments/razorpay_api.ts";
 import {
+  FAILURES_BEFORE_PAUSE,
   issueDueRefunds,
   type RefundRunBudget,
 } from "../supabase/functions/_shared/payments/refund_issuing.ts";
@@ -205,6 +206,55 @@ for (const { name, db } of await testDatabases()) {
       const next = await run();
       assert.equal(next.issued, 4);
       for (const due of dues) assert.equal((await refundRows(db, due.orderId))[0].status, "issued");
+    } finally {
+      await stack.close();
+    }
+  });
+
+  test("issueDueRefunds() issues, in the same run, a refund claimed behind three that Razorpay refuses: a refusal is that refund's, not an outage", async () => {
+    const { stack, fake, run, cancelledPaidOrder } = await refundStack();
+    try {
+      const refused = [];
+      for (let i = 0; i < FAILURES_BEFORE_PAUSE; i++) {
+        const due = await cancelledPaidOrder();
+        // refunded by hand in Razorpay's Dashboard: every refund of ours is refused (400), run after run
+        fake.ledger.createRefund(due.paymentId, { amount: 71_545 });
+        refused.push(due);
+      }
+      const behind = await cancelledPaidOrder();
+      const report = await run();
+      assert.deepEqual(report, { issued: 1, adopted: 0, failed: FAILURES_BEFORE_PAUSE, released: 0 });
+      assert.equal((await refundRows(db, behind.orderId))[0].status, "issued");
+      for (const due of refused) {
+        assert.deepEqual((await refundRows(db, due.orderId)).map((r) => [r.status, r.attempts]), [[
+          "pending",
+          1,
+        ]]);
+      }
+    } finally {
+      await stack.close();
+    }
+  });
+
+  // pins a past bug: the claim tells what the run tried by the run's age against the database's clock, and a
+  // claim that reached the database late (here: a run whose age reads 0) claimed the refund again: tried
+  // twice in one run, its error's retry came at once
+  test("issueDueRefunds() tries a refund at most once a run, even when the claim cannot tell the run tried it", async () => {
+    const { stack, fake, run, cancelledPaidOrder } = await refundStack();
+    try {
+      const due = await cancelledPaidOrder();
+      fake.fail("refunds.list", "error");
+      const before = fake.requests.length;
+      const report = await run({ ...budget(), elapsedMs: () => 0 });
+      assert.deepEqual(report, { issued: 0, adopted: 0, failed: 1, released: 0 });
+      assert.deepEqual(
+        fake.requests.slice(before).filter((r) => r.path.includes(due.paymentId)).map((r) => r.operation),
+        ["refunds.list"],
+      );
+      assert.deepEqual((await refundRows(db, due.orderId)).map((r) => [r.status, r.attempts]), [[
+        "pending",
+        1,
+      ]]);
     } finally {
       await stack.close();
     }

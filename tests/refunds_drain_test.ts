@@ -25,10 +25,12 @@ for (const { name, db } of await testDatabases()) {
   /** A stack with a capturing mailer, its fake Razorpay, and one drain run at a time. */
   const refundStack = async () => {
     const mail = capturingMailer();
+    const lines: Record<string, unknown>[] = [];
     const stack = await startTestStack({
       db,
       mailer: () => Promise.resolve(mail),
       env: { RATE_LIMIT_PER_IP: "0", RATE_LIMIT_PER_EMAIL: "0" },
+      log: (line) => void lines.push(line),
     });
     const fake = stack.razorpay!;
     const drain = async () => {
@@ -61,11 +63,11 @@ for (const { name, db } of await testDatabases()) {
       mail.messages.filter((m) => m.idempotencyKey.startsWith(`order/${orderId}/refund/`));
     const refundCalls = (paymentId: string) =>
       fake.requests.filter((r) => r.operation.startsWith("refunds.") && r.path.includes(paymentId));
-    return { stack, fake, mail, drain, pay, refundEmails, refundCalls };
+    return { stack, fake, mail, lines, drain, pay, refundEmails, refundCalls };
   };
 
   test("a seller's cancellation of a paid order: one refund, issued once by the next drain run, processed on Razorpay's webhook, one refund e-mail", async () => {
-    const { stack, fake, drain, pay, refundEmails, refundCalls } = await refundStack();
+    const { stack, fake, lines, drain, pay, refundEmails, refundCalls } = await refundStack();
     try {
       const { orderId, orderNumber } = await placeOrder(db);
       const paymentId = await pay(orderId, { method: "card" });
@@ -76,6 +78,15 @@ for (const { name, db } of await testDatabases()) {
 
       const run = await drain();
       assert.ok(run.refunds.issued >= 1, JSON.stringify(run.refunds));
+      // the run's log counts what its answer counts: the refunds issued in it
+      const { issued, adopted, failed, released } = run.refunds;
+      const [counted] = lines.filter((l) => l.event === "refund.drain_run");
+      assert.deepEqual(counted, { event: "refund.drain_run", issued, adopted, failed, released });
+      const [request] = lines.filter((l) => l.event === "outbox_drain");
+      assert.deepEqual(
+        [request.refundsIssued, request.refundsAdopted, request.refundsFailed, request.refundsReleased],
+        [issued, adopted, failed, released],
+      );
       const [made] = [...fake.ledger.refunds.values()].filter((r) => r.payment_id === paymentId);
       const [refund] = await refundRows(db, orderId);
       assert.deepEqual([refund.status, refund.provider_refund_id, made.receipt, made.amount], [

@@ -20,6 +20,7 @@ const PRIVATE_TABLES = [
   "payments",
   "payment_provider_orders",
   "order_settings",
+  "refund_events",
 ];
 const UPDATABLE_COLUMN: Record<string, string> = {
   order_counters: "updated_at",
@@ -27,6 +28,7 @@ const UPDATABLE_COLUMN: Record<string, string> = {
   order_rate_limits: "hits",
   payments: "received_at",
   order_settings: "store_order_slots",
+  refund_events: "received_at",
 };
 const CATALOGUE_TABLES = ["stores", "products", "product_variants"];
 const ROLES = ["anon", "authenticated"];

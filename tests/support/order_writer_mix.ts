@@ -167,7 +167,8 @@ export async function orderWriterMix(db: SqlDatabase, storeCount = 3): Promise<O
       async run(session, random) {
         const refund = issued.shift();
         if (!refund) return;
-        await session.query("select public.record_refund_event('razorpay', $1, $2, $3, $4, $5)", [
+        await session.query("select public.record_refund_event('razorpay', $1, $2, $3, $4, $5, $6)", [
+          `evt_${crypto.randomUUID()}`,
           refund.providerPaymentId,
           refund.providerRefundId,
           refund.refundId,

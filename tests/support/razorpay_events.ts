@@ -16,6 +16,8 @@ export interface PaymentFixture {
   currency?: string;
   paymentId?: string;
   status?: string;
+  /** The Razorpay order the payment paid (`order_id`): default one start-payment never kept; null: none. */
+  providerOrderId?: string | null;
 }
 
 function _paymentEntity(fixture: PaymentFixture) {
@@ -26,7 +28,7 @@ function _paymentEntity(fixture: PaymentFixture) {
     currency: fixture.currency ?? "INR",
     base_amount: fixture.amount,
     status: fixture.status ?? "captured",
-    order_id: "order_DESxiijbl9xjDB",
+    order_id: fixture.providerOrderId === undefined ? "order_DESxiijbl9xjDB" : fixture.providerOrderId,
     invoice_id: null,
     international: false,
     method: "upi",

@@ -17,6 +17,7 @@ export const ORDER_TABLES = [
   "order_rate_limits",
   "payment_provider_orders",
   "refunds",
+  "refund_events",
 ] as const;
 
 /** One function of `public`, as the checks need it. */

@@ -592,6 +592,44 @@ export type Database = {
           },
         ]
       }
+      refund_events: {
+        Row: {
+          changed: boolean
+          provider: string
+          provider_event_id: string
+          provider_refund_id: string
+          received_at: string
+          refund_id: string
+          status: string
+        }
+        Insert: {
+          changed: boolean
+          provider: string
+          provider_event_id: string
+          provider_refund_id: string
+          received_at?: string
+          refund_id: string
+          status: string
+        }
+        Update: {
+          changed?: boolean
+          provider?: string
+          provider_event_id?: string
+          provider_refund_id?: string
+          received_at?: string
+          refund_id?: string
+          status?: string
+        }
+        Relationships: [
+          {
+            foreignKeyName: "refund_events_refund_id_fkey"
+            columns: ["refund_id"]
+            isOneToOne: false
+            referencedRelation: "refunds"
+            referencedColumns: ["id"]
+          },
+        ]
+      }
       refunds: {
         Row: {
           amount: number
@@ -878,6 +916,7 @@ export type Database = {
       record_refund_event: {
         Args: {
           p_deadline?: string
+          p_event_id: string
           p_provider: string
           p_provider_payment_id: string
           p_provider_refund_id: string

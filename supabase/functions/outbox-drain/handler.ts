@@ -47,6 +47,11 @@ async function _drain(context: RequestContext, deps: OutboxDrainDependencies): P
     superseded,
     released,
     deadTotal: report.deadEmails.total,
+    refundsIssued: report.refunds?.issued ?? null,
+    refundsAdopted: report.refunds?.adopted ?? null,
+    refundsFailed: report.refunds?.failed ?? null,
+    refundsReleased: report.refunds?.released ?? null,
+    failedRefundsListed: report.failedRefunds.length,
   });
   return { status: 200, body: report };
 }

@@ -101,7 +101,12 @@ async function _settleRefund(
   deadline: Date,
 ): Promise<JsonReply> {
   const result = await deps.refunds.recordEvent(event, { deadline });
-  context.annotate({ refundFound: result.found, refundId: result.refundId, refundStatus: result.status });
+  context.annotate({
+    refundFound: result.found,
+    refundId: result.refundId,
+    refundStatus: result.status,
+    replayed: result.replayed,
+  });
   if (!result.found) {
     return { status: 200, body: { received: true, ignored: "no refund of ours has this id or receipt" } };
   }
@@ -121,6 +126,7 @@ async function _settleRefund(
       orderId: result.orderId,
       refundStatus: result.status,
       changed: result.changed,
+      replayed: result.replayed,
     },
   };
 }

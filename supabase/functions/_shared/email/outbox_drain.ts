@@ -223,6 +223,8 @@ async function _refunds(
       minAgeSeconds: options.minAgeSeconds ?? 60,
     });
     refunds = issued.report;
+    // the run's refund counts, beside email.drain_run's: issued counts what the run recorded as Razorpay's
+    log({ event: "refund.drain_run", ...refunds });
     const refundEmails = sendWorkOf(issued.emails);
     if (refundEmails.length > 0) {
       addSummary(emails, await sendPaced(() => Promise.resolve(refundEmails.splice(0)), run.send));

@@ -40,7 +40,11 @@ export interface PaymentConfirmation {
   /** The provider's id of this event: a second delivery of it changes nothing. */
   eventId: string;
   providerPaymentId: string;
-  /** Our order's id as the payment carried it; null when it carried none. */
+  /**
+   * Our order's id as the payment carried it (the notes of a webhook's payment, the order verify-payment
+   * was asked about); null when it carried none. Heeded only when `providerOrderId` is no kept provider
+   * order, and only for an order with no kept provider order of its own.
+   */
   orderId: string | null;
   amountMinor: number;
   currency: string;
@@ -51,8 +55,9 @@ export interface PaymentConfirmation {
    */
   method: string | null;
   /**
-   * The provider's order the payment paid (Razorpay's `order_id`), or null: the ledger finds our order
-   * through it when `orderId` names none (a Checkout opened without our notes).
+   * The provider's order the payment paid (Razorpay's `order_id`), or null. When start-payment kept it for
+   * one of our orders, the payment is decided for that order, whatever `orderId` says (Checkout lets the
+   * buyer's browser write the notes).
    */
   providerOrderId: string | null;
 }

@@ -62,7 +62,28 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
-/** A payment gateway's API. Every method throws OrderError PAYMENT_PROVIDER_ERROR on failure. */
+/**
+ * What a provider's failed call says about the provider: `refused` when it answered and refused this one
+ * request (the request's own fault, e.g. a refund of a payment refunded already), so its other requests may
+ * still succeed; otherwise it failed or was silent (down, overloaded, our keys refused).
+ */
+export interface ProviderFailure {
+  readonly refused: boolean;
+}
+
+/**
+ * Whether `error`, as a provider's method threw it, is the provider's refusal of that one request
+ * ({@linkcode ProviderFailure}, carried as the OrderError's cause); false for anything else.
+ */
+export function isProviderRefusal(error: unknown): boolean {
+  const cause = error instanceof Error ? error.cause : undefined;
+  return typeof cause === "object" && cause !== null && (cause as Partial<ProviderFailure>).refused === true;
+}
+
+/**
+ * A payment gateway's API. Every method throws OrderError PAYMENT_PROVIDER_ERROR on failure, its cause a
+ * {@linkcode ProviderFailure}.
+ */
 export interface PaymentProvider {
   /** The provider's name, as payments are recorded under it (`razorpay`). */
   readonly name: string;

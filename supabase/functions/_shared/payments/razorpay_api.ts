@@ -14,14 +14,20 @@ import type {
   NewProviderOrder,
   NewProviderRefund,
   PaymentProvider,
+  ProviderFailure,
   ProviderOrder,
   ProviderPayment,
   ProviderRefund,
 } from "./payment_provider.ts";
 
-/** What went wrong with one call to Razorpay; `status` 0 when no answer came. */
-export class RazorpayApiError extends Error {
+/**
+ * What went wrong with one call to Razorpay; `status` 0 when no answer came. `refused` for a 4xx answer
+ * other than 401 (our keys), 408 (too slow) and 429 (too many requests): Razorpay refused this request,
+ * not every request.
+ */
+export class RazorpayApiError extends Error implements ProviderFailure {
   override name = "RazorpayApiError";
+  readonly refused: boolean;
   constructor(
     readonly operation: string,
     readonly status: number,
@@ -30,6 +36,7 @@ export class RazorpayApiError extends Error {
     options: { cause?: unknown } = {},
   ) {
     super(`${operation}: ${status || "no answer"} ${code}: ${description}`, options);
+    this.refused = status >= 400 && status <= 499 && ![401, 408, 429].includes(status);
   }
 }
 

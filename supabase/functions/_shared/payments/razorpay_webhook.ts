@@ -3,12 +3,15 @@
  * authentic when `X-Razorpay-Signature` is the hex HMAC-SHA256 of the raw body keyed with the webhook
  * secret (checked before anything is parsed); `x-razorpay-event-id` names the event, the same on every
  * retry; `payment.captured` and `order.paid` confirm a payment, whose entity (`payload.payment.entity`)
- * carries the amount in paise, the currency and the `notes` the storefront gave Razorpay Checkout, where
- * `notes.orderId` is our order's id (for `order.paid`, the Razorpay order's notes are read when the
- * payment's lack it; and the payment's `order_id`, the Razorpay order start-payment opened, is handed on
- * for the ledger to find the order by when no notes name it). `refund.processed` and `refund.failed` settle
- * a refund: their refund entity (`payload.refund.entity`) carries Razorpay's refund id, the payment's id and
- * the `receipt` we created it with (our refund's id). Every other event is acknowledged and ignored.
+ * carries the amount in paise, the currency, the payment's `order_id` (the Razorpay order start-payment
+ * opened, which decides the order in the ledger whatever the notes say) and the `notes` the storefront gave
+ * Razorpay Checkout, where `notes.orderId` names our order (for `order.paid`, the Razorpay order's notes are
+ * read when the payment's lack it); the buyer's browser writes those notes, so the ledger heeds them only
+ * for a payment through no Razorpay order it kept. `refund.processed` and `refund.failed` settle a refund:
+ * their refund entity (`payload.refund.entity`) carries Razorpay's refund id, the payment's id and the
+ * `receipt` we created it with (our refund's id); like a payment event, each is decided once per event id.
+ * Every other event (`payment.authorized` among them: only a captured payment pays) is acknowledged and
+ * ignored.
  */
 import { z } from "../zod.ts";
 import { OrderError } from "../errors.ts";
@@ -125,6 +128,7 @@ export function readRazorpayEvent(body: unknown, eventId: string): RazorpayEvent
       event,
       refund: {
         provider: RAZORPAY_PROVIDER,
+        eventId,
         providerPaymentId: refund.payment_id,
         providerRefundId: refund.id,
         receipt: refund.receipt || null,

@@ -8,13 +8,16 @@
  * finds the refund by its receipt. Every call to the gateway ends within the run (its time limit is the
  * run's time left, at most PAYMENT_PROVIDER_TIMEOUT_MS); a hung call is an error, retried by a later run;
  * refunds claimed and not tried when the budget ends, or after three failures in a row (the gateway down),
- * are handed back. The buyer's refund e-mail of each refund the gateway took comes back claimed, for the
- * run to send.
+ * are handed back. A refusal of one refund (the gateway answered and refused that request) says nothing
+ * about the gateway, so it counts as a failed attempt of that refund but not towards the three: a refund
+ * the gateway keeps refusing never stops the run before the refunds behind it (which the claim orders
+ * before it on later runs, fewest attempts first). The buyer's refund e-mail of each refund the gateway took
+ * comes back claimed, for the run to send.
  */
 import type { OutboxEmail } from "../email/order_email.ts";
 import { describeError } from "../http/log.ts";
-import type { PaymentProvider } from "./payment_provider.ts";
-import type { ClaimedRefund, RefundResult, RefundStore } from "./refunds.ts";
+import { isProviderRefusal, type PaymentProvider } from "./payment_provider.ts";
+import type { ClaimedRefund, RecordedRefund, RefundResult, RefundStore } from "./refunds.ts";
 
 /** The part of a run's budget the job takes its time from (the drain's RunBudget). */
 export interface RefundRunBudget {
@@ -40,10 +43,17 @@ export interface RefundIssuingDeps {
 
 /** What one run did to refunds. No amounts, no buyer data. */
 export interface RefundIssuingReport {
-  /** Refunds the gateway now holds: created by this run, or adopted (found under our receipt). */
+  /**
+   * Refunds this run recorded as held by the gateway: created by it, or adopted (found under our receipt).
+   * One the gateway took whose result the run could not record is not counted: the run that adopts it is.
+   */
   issued: number;
+  /** Of `issued`, those adopted. */
   adopted: number;
-  /** Attempts that failed (the gateway's error or silence), each retried by a later run until the tenth. */
+  /**
+   * Attempts that failed (the gateway's error, refusal or silence, or a refund it reported failed at
+   * once), each retried by a later run until the tenth.
+   */
   failed: number;
   /** Claimed and handed back untried: the budget ended first, or the gateway failed three times in a row. */
   released: number;
@@ -53,8 +63,9 @@ export interface RefundIssuingReport {
 const CLAIM_BATCH = 10;
 
 /**
- * Failed refunds in a row after which a run stops trying (the gateway is down or hanging): the rest wait for
- * the next run instead of spending this run's budget, which the e-mails share, on more time-outs.
+ * Failures in a row after which a run stops trying (the gateway is down or hanging): the rest wait for the
+ * next run instead of spending this run's budget, which the e-mails share, on more time-outs. A refusal of
+ * one refund is no such failure.
  */
 export const FAILURES_BEFORE_PAUSE = 3;
 
@@ -71,6 +82,9 @@ export async function issueDueRefunds(deps: RefundIssuingDeps): Promise<IssuedRe
   const provider = deps.provider;
   if (!provider) return { report, emails };
   let failuresInARow = 0;
+  // the claim leaves out what this run tried by comparing the run's age with the database's clock, which a
+  // claim that waited for its connection can defeat: a refund is tried at most once a run all the same
+  const tried = new Set<string>();
   while (deps.budget.open() && failuresInARow < FAILURES_BEFORE_PAUSE) {
     let claimed: ClaimedRefund[];
     try {
@@ -84,21 +98,28 @@ export async function issueDueRefunds(deps: RefundIssuingDeps): Promise<IssuedRe
       deps.log({ event: "refund.claim_failed", error: describeError(error) });
       break;
     }
-    if (claimed.length === 0) break;
-    for (const refund of claimed) {
-      const { result, adopted } = deps.budget.open() && failuresInARow < FAILURES_BEFORE_PAUSE
+    const again = claimed.filter((refund) => tried.has(refund.refundId));
+    for (const refund of again) await _record(deps, refund, { kind: "released" });
+    if (again.length === claimed.length) break;
+    for (const refund of claimed.filter((refund) => !tried.has(refund.refundId))) {
+      tried.add(refund.refundId);
+      const { result, adopted, refused } = deps.budget.open() && failuresInARow < FAILURES_BEFORE_PAUSE
         ? await _issue(provider, refund, deps.budget)
-        : { result: { kind: "released" } as const, adopted: false };
-      if (result.kind === "issued") report.issued++;
-      else if (result.kind === "error") report.failed++;
-      else report.released++;
-      failuresInARow = result.kind === "error"
+        : { result: { kind: "released" } as const, adopted: false, refused: false };
+      // the gateway answered (a refund, or a refusal of this one): it is up
+      failuresInARow = result.kind === "released"
+        ? failuresInARow
+        : result.kind === "error" && !refused
         ? failuresInARow + 1
-        : result.kind === "issued"
-        ? 0
-        : failuresInARow;
-      if (adopted) report.adopted++;
-      emails.push(...await _record(deps, refund, result));
+        : 0;
+      const recorded = await _record(deps, refund, result);
+      emails.push(...recorded?.emails ?? []);
+      if (result.kind === "released") report.released++;
+      else if (result.kind === "error" || recorded?.status === "failed") report.failed++;
+      else if (recorded?.recorded && (recorded.status === "issued" || recorded.status === "processed")) {
+        report.issued++;
+        if (adopted) report.adopted++;
+      }
     }
   }
   return { report, emails };
@@ -109,10 +130,10 @@ async function _issue(
   provider: PaymentProvider,
   refund: ClaimedRefund,
   budget: RefundRunBudget,
-): Promise<{ result: RefundResult; adopted: boolean }> {
+): Promise<{ result: RefundResult; adopted: boolean; refused: boolean }> {
   if (refund.provider !== provider.name) {
     const error = `a payment through ${refund.provider}, which this service does not call`;
-    return { result: { kind: "error", error }, adopted: false };
+    return { result: { kind: "error", error }, adopted: false, refused: true };
   }
   try {
     const existing = (await provider.listRefunds(refund.providerPaymentId, {
@@ -122,6 +143,7 @@ async function _issue(
       return {
         result: { kind: "issued", providerRefundId: existing.id, providerStatus: existing.status },
         adopted: true,
+        refused: false,
       };
     }
     const created = await provider.createRefund(refund.providerPaymentId, {
@@ -133,9 +155,14 @@ async function _issue(
     return {
       result: { kind: "issued", providerRefundId: created.id, providerStatus: created.status },
       adopted: false,
+      refused: false,
     };
   } catch (error) {
-    return { result: { kind: "error", error: _errorText(error) }, adopted: false };
+    return {
+      result: { kind: "error", error: _errorText(error) },
+      adopted: false,
+      refused: isProviderRefusal(error),
+    };
   }
 }
 
@@ -146,17 +173,22 @@ function _errorText(error: unknown): string {
 }
 
 /**
- * Records a result; answers the refund e-mail it claimed. A failure to record is logged (the claim lapses,
- * and a later run adopts the refund).
+ * Records a result; answers what was recorded (with the refund e-mail it claimed), or null when recording
+ * failed, which is logged (the claim lapses, and a later run adopts the refund).
  */
 async function _record(
   deps: RefundIssuingDeps,
   refund: ClaimedRefund,
   result: RefundResult,
-): Promise<OutboxEmail[]> {
+): Promise<RecordedRefund | null> {
   try {
     const recorded = await deps.refunds.record(refund, result);
-    if (recorded.status === "failed") {
+    if (!recorded.recorded) {
+      // the claim lapsed and another run took the refund: its result is that run's to record
+      if (result.kind !== "released") {
+        deps.log({ event: "refund.result_ignored", refundId: refund.refundId, orderId: refund.orderId });
+      }
+    } else if (recorded.status === "failed") {
       deps.log({ event: "refund.failed", refundId: refund.refundId, orderId: refund.orderId });
     } else if (result.kind === "issued") {
       deps.log({ event: "refund.issued", refundId: refund.refundId, orderId: refund.orderId });
@@ -169,9 +201,9 @@ async function _record(
         error: result.error,
       });
     }
-    return recorded.emails ?? [];
+    return recorded;
   } catch (error) {
     deps.log({ event: "refund.record_failed", refundId: refund.refundId, error: describeError(error) });
-    return [];
+    return null;
   }
 }

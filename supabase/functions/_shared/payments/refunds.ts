@@ -48,6 +48,8 @@ export interface RecordedRefund {
 /** A refund event the gateway signed: `processed` or `failed`. */
 export interface RefundEvent {
   provider: string;
+  /** The provider's id of this event: a second delivery of it changes nothing. */
+  eventId: string;
   providerPaymentId: string;
   providerRefundId: string;
   /** The receipt the refund was created with (our refund's id), when the gateway echoes one. */
@@ -59,6 +61,8 @@ export interface RefundEvent {
 export interface RefundEventResult {
   found: boolean;
   changed: boolean;
+  /** The event was received before: it changed nothing now, whatever it did the first time. */
+  replayed: boolean;
   refundId?: string;
   orderId?: string;
   status?: RefundStatus;

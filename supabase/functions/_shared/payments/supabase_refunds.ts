@@ -87,6 +87,7 @@ export function supabaseRefunds(
         (signal) =>
           client.rpc("record_refund_event", {
             p_provider: event.provider,
+            p_event_id: event.eventId,
             p_provider_payment_id: event.providerPaymentId,
             p_provider_refund_id: event.providerRefundId,
             // no receipt: matched by the gateway's id alone ("" is no refund id of ours)
@@ -97,7 +98,10 @@ export function supabaseRefunds(
         deadline,
         clock(),
       ) as Partial<RefundEventResult> | null;
-      if (typeof data?.found !== "boolean" || typeof data.changed !== "boolean") {
+      if (
+        typeof data?.found !== "boolean" || typeof data.changed !== "boolean" ||
+        typeof data.replayed !== "boolean"
+      ) {
         throw internalError(new Error("record_refund_event returned no result"));
       }
       return data as RefundEventResult;
