@@ -3,12 +3,12 @@
  * runs on Supabase): cancels the orders nobody paid in time (UNPAID_GATEWAY_ORDER_MINUTES,
  * UNPAID_UPI_DIRECT_ORDER_HOURS) and sends their buyers' cancelled e-mails; issues the refunds that are due
  * through Razorpay (the local stack's fake unless RAZORPAY_API_URL is set) and sends the buyers' refund
- * e-mails; reports dead rows and failed refunds; removes
- * idempotency keys older than 7 days and rate-limit windows older than 2 days; then, within the run's budget
- * (OUTBOX_DRAIN_BUDGET_MS), sends every e-mail the request path did not (pending or failed rows at least a
- * minute old, claims whose run ended, and claims left `sending` by a request whose sender died), through
- * Resend when RESEND_API_KEY is set (at RESEND_REQUESTS_PER_SECOND), else into `.local/outbox/`. Safe from
- * cron and concurrently: claims are serialized and each run's claims expire with it.
+ * e-mails; reports failed refunds; removes idempotency keys older than 7 days and rate-limit windows older than
+ * 2 days; then, within the run's budget (OUTBOX_DRAIN_BUDGET_MS), sends every e-mail the request path did not
+ * (pending or failed rows at least a minute old, claims whose run ended, and claims left `sending` by a request
+ * whose sender died), through Resend when RESEND_API_KEY is set (at RESEND_REQUESTS_PER_SECOND), else into
+ * `.local/outbox/`; and last reports the dead rows. Safe from cron and concurrently: claims are serialized and
+ * each run's claims expire with it.
  * Without SUPABASE_URL it drains the running local stack; a project elsewhere needs RESEND_API_KEY.
  *
  *   deno task outbox [--min-age=<seconds, default 60>] [--stale-after=<seconds, default 300>]

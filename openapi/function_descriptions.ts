@@ -269,11 +269,12 @@ export const FUNCTIONS: FunctionDescription[] = [
     summary: "Send the e-mails that are due",
     description: "One drain run, for pg_cron every minute: cancels the orders nobody paid in time, issues " +
       "the refunds that are due through Razorpay (adopting one Razorpay holds under the refund's receipt " +
-      "before creating one), reports dead e-mails and failed refunds, purges expired idempotency keys and " +
-      "rate-limit windows, then sends what is due until " +
-      "its budget (OUTBOX_DRAIN_BUDGET_MS, default 40 s) runs out, answering within that budget plus one " +
-      "send's time-out (EMAIL_SEND_TIMEOUT_MS, default 10 s). Service-role or secret key only. An empty body " +
-      "is the defaults.",
+      "before creating one), reports failed refunds, purges expired idempotency keys and " +
+      "rate-limit windows, then sends what is due (each request's e-mails read from their order right " +
+      "before it) until its budget (OUTBOX_DRAIN_BUDGET_MS, default 40 s) runs out, and reports dead " +
+      "e-mails last, answering within that budget plus one send's time-out (EMAIL_SEND_TIMEOUT_MS, default " +
+      "10 s; the two at most 50 s) and its last database calls. Service-role or secret key only. An empty " +
+      "body is the defaults.",
     access: "service",
     parameters: [],
     request: { schema: "DrainRequest", required: false },

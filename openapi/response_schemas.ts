@@ -163,11 +163,18 @@ export const DrainResponse = z.strictObject({
     dead: _Count,
     /** results refused: their claim had expired, or another run had claimed the row */
     ignored: _Count,
-    /** e-mails not sent because their order has left the state they ask someone to act on */
+    /**
+     * e-mails not sent because their order has left the state they ask someone to act on (found at a claim, or
+     * by the read right before their request)
+     */
     superseded: _Count,
-    /** rows claimed and never sent (the run's budget ran out first), handed back for the next run */
+    /**
+     * rows claimed and never sent (the run's budget ran out first, or their read right before the request
+     * failed), handed back for the next run
+     */
     released: _Count,
   }),
+  /** every dead row counted and the newest 20 listed, read after the run's sends (those it made dead included) */
   deadEmails: z.strictObject({
     total: _Count,
     emails: z.array(z.strictObject({

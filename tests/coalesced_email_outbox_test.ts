@@ -12,6 +12,7 @@ function recorder(fail = false, stale: string[] = []): EmailOutbox & { calls: Em
   return {
     calls,
     claimDue: () => Promise.resolve({ emails: [], superseded: [] }),
+    prepareSend: () => Promise.resolve({ emails: [], superseded: [] }),
     deadEmails: () => Promise.resolve({ total: 0, emails: [] }),
     recordResults(results) {
       calls.push(results);

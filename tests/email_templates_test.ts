@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { renderOrderEmail } from "../supabase/functions/_shared/email/email_templates.ts";
-import { SUBJECT_MAX_LENGTH } from "../supabase/functions/_shared/email/email_safety.ts";
+import { escapeHtml, SUBJECT_MAX_LENGTH } from "../supabase/functions/_shared/email/email_safety.ts";
 import { formatMoney } from "../supabase/functions/_shared/email/money_format.ts";
 import { orderEmailData, outboxEmail } from "./support/order_emails.ts";
 
@@ -229,6 +229,70 @@ Deno.test("renderOrderEmail() says a payment was verified, received or paid only
         );
       }
     }
+  }
+});
+
+Deno.test("renderOrderEmail() buyer confirmation of an order cancelled says so truthfully: no payment due, or paid and how the money goes back", async (t) => {
+  const gateway = {
+    paymentMethod: "gateway",
+    gatewayMethod: "upi",
+    feeMinor: 1_994,
+    finalMinor: 101_694,
+    status: "cancelled",
+  } as const;
+  const cases: [string, Record<string, unknown>, string[]][] = [
+    ["never paid", { ...gateway, recordedPayments: { count: 0, amountMinor: null }, refunds: [] }, [
+      "This order has been cancelled: no payment is due for it.",
+    ]],
+    ["paid through the gateway, then cancelled: refund pending", {
+      ...gateway,
+      paidBy: "payment_gateway",
+      paidWith: "upi",
+      recordedPayments: { count: 1, amountMinor: 101_694 },
+      refunds: [{ amountMinor: 101_694, currency: "INR", status: "pending" }],
+    }, [
+      "This order has been cancelled.",
+      "A payment of ₹1,016.94 was received for this order through the payment gateway.",
+      "As the order is cancelled, ₹1,016.94 is being refunded to you through the payment gateway: you will get an e-mail when the refund is issued, and banks take 5–7 working days to credit it.",
+    ]],
+    ["paid through the gateway, then cancelled: refund issued", {
+      ...gateway,
+      paidBy: "payment_gateway",
+      recordedPayments: { count: 1, amountMinor: 101_694 },
+      refunds: [{ amountMinor: 101_694, currency: "INR", status: "issued" }],
+    }, [
+      "This order has been cancelled.",
+      "A payment of ₹1,016.94 was received for this order through the payment gateway.",
+      "As the order is cancelled, ₹1,016.94 has been refunded to you through the payment gateway: banks take 5–7 working days to credit it.",
+    ]],
+    ["a UPI transfer the seller confirmed, then cancelled: the store returns it", {
+      status: "cancelled",
+      paidBy: "seller",
+      recordedPayments: { count: 0, amountMinor: null },
+      refunds: [{ amountMinor: 99_700, currency: "INR", status: "manual" }],
+    }, [
+      "This order has been cancelled.",
+      "Chai & Co. had confirmed receiving your payment (₹997.00).",
+      "As the order is cancelled, Chai & Co. will return ₹997.00 to you itself: reply to this e-mail to arrange it with Chai & Co.",
+    ]],
+    ["a gateway order the seller marked paid, then cancelled, no payment recorded: due back", {
+      ...gateway,
+      paidBy: "seller",
+      recordedPayments: { count: 0, amountMinor: null },
+      refunds: [],
+    }, [
+      "This order has been cancelled.",
+      "Chai & Co. had confirmed receiving your payment (₹1,016.94).",
+      "As the order is cancelled, this money is due back to you: reply to this e-mail to ask Chai & Co. about your refund.",
+    ]],
+  ];
+  for (const [label, overrides, payment] of cases) {
+    await t.step(label, () => {
+      const { text, html } = renderOrderEmail(outboxEmail("buyer", orderEmailData(overrides)), options);
+      assert.ok(text.includes(`\nPAYMENT\n${payment.join("\n")}\n\n`), text);
+      assert.ok(html.includes(payment.map(escapeHtml).join("<br>")), html);
+      assert.ok(!/Awaiting payment|Pay ₹/.test(text), text);
+    });
   }
 });
 

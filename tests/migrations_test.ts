@@ -146,6 +146,8 @@ const SERVICE_NEEDS = [
   "function claim_due_emails(p_batch_limit integer, p_alone_limit integer, p_min_age_seconds integer, p_stale_after_seconds integer, p_claim_ms integer, p_run_ms integer, p_deadline timestamp with time zone) service_role EXECUTE",
   "function record_email_results(p_results jsonb, p_deadline timestamp with time zone) service_role EXECUTE",
   "function dead_emails(p_limit integer) service_role EXECUTE",
+  "function prepare_email_sends(p_claims jsonb, p_batch_key text, p_deadline timestamp with time zone) service_role EXECUTE",
+  "function retry_dead_emails(p_ids uuid[], p_deadline timestamp with time zone) service_role EXECUTE",
   "function purge_expired_order_guards(p_idempotency_hours integer, p_rate_limit_hours integer) service_role EXECUTE",
   "function update_order_status(p_status text, p_order_id uuid, p_store_id uuid, p_order_number text, p_note text, p_carrier text, p_tracking_number text, p_tracking_url text, p_deadline timestamp with time zone) service_role EXECUTE",
   "function confirm_payment(p_order_id text, p_amount_minor bigint, p_currency text, p_provider text, p_provider_payment_id text, p_event_id text, p_deadline timestamp with time zone, p_method text, p_provider_order_id text) service_role EXECUTE",

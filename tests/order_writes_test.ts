@@ -49,10 +49,12 @@ const KNOWN_WRITERS = [
   "create_order",
   "keep_provider_order",
   "move_order_status",
+  "prepare_email_sends",
   "purge_expired_order_guards",
   "record_email_results",
   "record_refund_event",
   "record_refund_result",
+  "retry_dead_emails",
   "update_order_status",
 ];
 

@@ -9,11 +9,19 @@
 import assert from "node:assert/strict";
 import { type FakeResend, startFakeResend } from "../local/fake_resend.ts";
 import type { SqlDatabase } from "../local/sql_database.ts";
-import { type DrainLimits, drainOutbox } from "../supabase/functions/_shared/email/outbox_drain.ts";
+import { createDatabaseClient } from "../supabase/functions/_shared/database_client.ts";
+import {
+  type DrainLimits,
+  drainOutbox,
+  runOutboxDrain,
+} from "../supabase/functions/_shared/email/outbox_drain.ts";
+import { supabaseCancelUnpaidOrders } from "../supabase/functions/_shared/orders/unpaid_orders.ts";
 import type { OutboxEmail } from "../supabase/functions/_shared/email/order_email.ts";
 import { createResendMailer } from "../supabase/functions/_shared/email/resend_mailer.ts";
 import { createTestStore, type TestStore } from "./support/catalogue.ts";
 import { testDatabases } from "./support/databases.ts";
+import { callCreateOrder, createOrderPayload } from "./support/create_order_payload.ts";
+import { ageOrder } from "./support/order_age.ts";
 import { createOrderWithEmails, serveOutbox } from "./support/outbox_orders.ts";
 
 const render = {
@@ -141,6 +149,56 @@ for (const { name, db } of await testDatabases()) {
         fake.stats.rateLimited >= 1 && fake.stats.rateLimited <= 3,
         `${fake.stats.rateLimited} refused`,
       );
+    } finally {
+      await fake.close();
+    }
+  });
+
+  test("runOutboxDrain() sends the buyers' e-mails of the unpaid orders it cancels in one batch request, under a key written on their rows first", async () => {
+    const store = await createTestStore(db);
+    const fake = startFakeResend();
+    try {
+      const orderIds: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const { response } = await callCreateOrder(db, createOrderPayload(store)); // a gateway order
+        await ageOrder(db, response.orderId, 45);
+        orderIds.push(response.orderId);
+      }
+      const client = createDatabaseClient(served.url, served.serviceKey);
+      const report = await runOutboxDrain({
+        mailer: createResendMailer({ apiKey: "re_test", baseUrl: fake.url }),
+        outbox: served.outbox,
+        render,
+        log: () => {},
+        limits: { budgetMs: 10_000, sendTimeoutMs: 2_000, requestsPerSecond: 50 },
+        cancelUnpaidOrders: supabaseCancelUnpaidOrders(
+          client,
+          { gatewayMinutes: 30, upiDirectHours: 72 },
+          6_000,
+        ),
+        purgeExpiredGuards: () => Promise.resolve({ idempotencyKeys: 0, rateLimitWindows: 0 }),
+      });
+      assert.deepEqual([...report.unpaidOrders!.orderIds].sort(), [...orderIds].sort());
+      assert.deepEqual([report.emails.claimed, report.emails.sent], [3, 3]);
+      // one request for the three (they went one request each before), under the key the rows carry
+      assert.deepEqual(fake.requests.map((r) => [r.path, (r.body as unknown[]).length]), [[
+        "/emails/batch",
+        3,
+      ]]);
+      const rows = await db.query<{ status: string; batch_key: string | null }>(
+        `select status, batch_key from public.email_outbox
+         where order_id = any($1::uuid[]) and kind = 'status_cancelled'`,
+        [orderIds],
+      );
+      assert.deepEqual(rows.map((r) => [r.status, r.batch_key]), [
+        ["sent", fake.requests[0].idempotencyKey],
+        ["sent", fake.requests[0].idempotencyKey],
+        ["sent", fake.requests[0].idempotencyKey],
+      ]);
+      assert.match(fake.requests[0].idempotencyKey!, /^outbox\/batch\/[0-9a-f-]{36}$/);
+      assert.equal(fake.delivered.filter((d) => d.subject.endsWith("was cancelled")).length, 3);
+      // their confirmations, still the request path's claims, leave no row due for the next test
+      await drain(fake);
     } finally {
       await fake.close();
     }

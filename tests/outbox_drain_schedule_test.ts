@@ -3,9 +3,16 @@
  * PostgreSQL, PGlite), and where they exist it schedules a job whose SQL posts to outbox-drain with the key
  * from Vault. The extensions are played by stand-ins that record what they are given (cron.schedule,
  * net.http_post, vault.decrypted_secrets); the request the job would send is then replayed against the
- * local stack's outbox-drain, which must accept it.
+ * local stack's outbox-drain, which must accept it. A drain run, its budget, one request's time-out and its
+ * closing calls, answers within the time-out that job gives pg_net.
  */
 import assert from "node:assert/strict";
+import {
+  DRAIN_CLOSING_MS,
+  DRAIN_SCHEDULE_TIMEOUT_MS,
+  MAX_DRAIN_RUN_MS,
+  parseConfig,
+} from "../supabase/functions/_shared/config.ts";
 import { testDatabases } from "./support/databases.ts";
 import { startTestStack } from "./support/local_stack.ts";
 
@@ -30,6 +37,32 @@ create table vault.decrypted_secrets (name text primary key, decrypted_secret te
 for (const { name, db } of await testDatabases()) {
   const test = (title: string, fn: () => Promise<void>) =>
     Deno.test({ name: `[${name}] ${title}`, sanitizeOps: false, sanitizeResources: false, fn });
+
+  test("a drain run's budget plus one request's time-out and its closing calls fit the schedule's pg_net time-out, whatever the configuration allows", async () => {
+    const [{ command }] = await db.query<{ command: string }>(
+      "select public.outbox_drain_job_command() as command",
+    );
+    const scheduled = Number(/timeout_milliseconds := (\d+)/.exec(command)?.[1]);
+    assert.equal(scheduled, DRAIN_SCHEDULE_TIMEOUT_MS, "config.ts names the schedule's time-out");
+    const env = {
+      SUPABASE_URL: "http://127.0.0.1:54321",
+      SUPABASE_SERVICE_ROLE_KEY: "service-role-key",
+      SUPABASE_ANON_KEY: "anon-key",
+      ORDER_TRACKING_SECRET: "a-tracking-secret-of-32-characters-or-more",
+    };
+    // the defaults: 40 s of work, then at most one request's 10 s, then the closing calls
+    const defaults = parseConfig(env);
+    assert.deepEqual([defaults.outboxDrainBudgetMs, defaults.emailSendTimeoutMs], [40_000, 10_000]);
+    assert.ok(defaults.outboxDrainBudgetMs + defaults.emailSendTimeoutMs + DRAIN_CLOSING_MS <= scheduled);
+    // the most the configuration takes fits too, and one millisecond more is refused at start
+    assert.ok(MAX_DRAIN_RUN_MS + DRAIN_CLOSING_MS <= scheduled);
+    const most = parseConfig({ ...env, OUTBOX_DRAIN_BUDGET_MS: "45000", EMAIL_SEND_TIMEOUT_MS: "5000" });
+    assert.equal(most.outboxDrainBudgetMs + most.emailSendTimeoutMs, MAX_DRAIN_RUN_MS);
+    assert.throws(
+      () => parseConfig({ ...env, OUTBOX_DRAIN_BUDGET_MS: "45001", EMAIL_SEND_TIMEOUT_MS: "5000" }),
+      /^ConfigError: OUTBOX_DRAIN_BUDGET_MS \+ EMAIL_SEND_TIMEOUT_MS must be at most 50000/,
+    );
+  });
 
   test("the outbox-drain cron migration schedules nothing where pg_cron and pg_net are missing", async () => {
     const [row] = await db.query<{ cron: string | null; net: string | null; result: string }>(

@@ -134,7 +134,7 @@ for (const { name, db } of await testDatabases()) {
     }
   });
 
-  test("POST outbox-drain marks a row dead at its tenth failed send, reports it, and never sends it again", async () => {
+  test("POST outbox-drain marks a row dead at its tenth failed send, lists it in that run's answer, and never sends it again", async () => {
     const store = await createTestStore(db);
     const fake = startFakeResend();
     const stack = await startTestStack({
@@ -155,6 +155,15 @@ for (const { name, db } of await testDatabases()) {
         const report = await (await drain(stack, DUE_NOW)).json();
         const dead = failure === 10 ? 2 : 0;
         assert.deepEqual(report.emails, counts({ claimed: 2, failed: 2, dead }), `failure ${failure}`);
+        // the dead rows are listed after the run's sends: the run that made them dead lists them
+        const listed = report.deadEmails.emails.filter((e: { orderId: string }) =>
+          e.orderId === order.orderId
+        );
+        assert.deepEqual(
+          listed.map((e: { kind: string }) => e.kind).sort(),
+          failure === 10 ? ["buyer", "seller"] : [],
+          `failure ${failure}`,
+        );
       }
       const rows = await outboxRows(db, [order.orderId]);
       assert.deepEqual(rows.map((r) => [r.kind, r.status, r.attempts]), [["buyer", "dead", 10], [

@@ -221,9 +221,10 @@ for (const { name, db } of await testDatabases()) {
       );
       const { claimed, failed, sent, released } = report.emails;
       assert.ok(claimed >= 10 && claimed <= 17, `claimed ${claimed}`);
-      // a row claimed whose turn would have come after the budget is handed back, never sent
+      // a row claimed whose turn would have come after the budget is handed back, never sent: the claim's and
+      // the rows' read's round trips (each request's rows are read right before it) take a turn or two each
       assert.deepEqual([failed + released, sent], [claimed, 0]);
-      assert.ok(released <= 2, `released ${released}`);
+      assert.ok(released <= 4, `released ${released}`);
       const rows = await rowsOf(db, orderIds);
       const tried = rows.filter((r) => r.status === "failed");
       assert.equal(tried.length, failed, "every request's result recorded");

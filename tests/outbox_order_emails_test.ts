@@ -24,13 +24,15 @@ for (const { name, db } of await testDatabases()) {
     }
   };
 
-  test("claim_due_emails() gives a drain the content create_order gave its caller, read from the order's rows", async () => {
+  test("claim_due_emails() gives a drain the content create_order gave its caller, read from the order's rows, with its payments and refunds", async () => {
     const store = await createTestStore(db);
     const emails = await createOrderWithEmails(db, store);
     const claimed = await claimOrder(emails[0].orderId);
+    // what a cancelled order's confirmation says of the money: none of either yet
+    const money = { recordedPayments: { count: 0, amountMinor: null }, refunds: [] };
     assert.deepEqual(
       claimed.map((e) => [e.kind, e.to, e.replyTo, e.payload]),
-      emails.map((e) => [e.kind, e.to, e.replyTo, e.payload]),
+      emails.map((e) => [e.kind, e.to, e.replyTo, { ...e.payload, ...money }]),
     );
   });
 
@@ -46,7 +48,7 @@ for (const { name, db } of await testDatabases()) {
     assert.deepEqual(claimed.payload.shippingAddress, corrected);
   });
 
-  test("claim_due_emails() sends a row written with its own snapshot from that snapshot, with the order's number", async () => {
+  test("claim_due_emails() sends a row written with its own snapshot from that snapshot, with the order's number and current status", async () => {
     const store = await createTestStore(db);
     const [buyer] = await createOrderWithEmails(db, store);
     // a row as create_order wrote them before: the order's content in the row, without the number
@@ -59,7 +61,7 @@ for (const { name, db } of await testDatabases()) {
       [buyer.orderId, JSON.stringify(snapshot)],
     );
     const [claimed] = await claimOrder(buyer.orderId);
-    assert.deepEqual(claimed.payload, { ...snapshot, orderNumber });
+    assert.deepEqual(claimed.payload, { ...snapshot, orderNumber, currentStatus: "payment_pending" });
   });
 
   test("email_outbox refuses a status e-mail without its content", async () => {

@@ -37,6 +37,49 @@ Deno.test("renderSellerPaidEmail() says the payment arrived and the order is rea
   assert.match(message.text, /^ {2}\| 12 MG Road$/m);
 });
 
+Deno.test("renderSellerPaidEmail() says ready to ship only while the order is not shipped when the e-mail goes", async (t) => {
+  const cases: [string, Record<string, unknown>, string, string | null][] = [
+    [
+      "read before the current status was given",
+      {},
+      "Payment received for ORD-2026-000042: ready to ship",
+      null,
+    ],
+    ["still paid", { currentStatus: "paid" }, "Payment received for ORD-2026-000042: ready to ship", null],
+    [
+      "processing",
+      { currentStatus: "processing" },
+      "Payment received for ORD-2026-000042: ready to ship",
+      null,
+    ],
+    [
+      "shipped since",
+      { currentStatus: "shipped" },
+      "Payment received for ORD-2026-000042",
+      "Since then, the order has been marked as shipped.",
+    ],
+    [
+      "delivered since",
+      { currentStatus: "delivered" },
+      "Payment received for ORD-2026-000042",
+      "Since then, the order has been marked as delivered.",
+    ],
+  ];
+  for (const [label, overrides, subject, since] of cases) {
+    await t.step(label, () => {
+      const message = renderSellerPaidEmail(sellerPaidEmailRow(overrides), OPTIONS);
+      assert.equal(message.subject, subject);
+      const first = message.text.split("\n").slice(0, since ? 3 : 2);
+      assert.equal(first[0], since ? "Payment received." : "Payment received: ready to ship.");
+      if (since) {
+        assert.equal(first[2], since);
+        assert.ok(_unescaped(message.html).includes(since));
+        assert.ok(!/ready to ship|TO SHIP/i.test(message.text), message.text);
+      } else assert.match(message.text, /^ITEMS TO SHIP$/m);
+    });
+  }
+});
+
 Deno.test("renderSellerPaidEmail() names the card used on a upi order and the fee shortfall in rupees", () => {
   const message = renderSellerPaidEmail(
     sellerPaidEmailRow({

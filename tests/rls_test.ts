@@ -123,6 +123,8 @@ for (const { name, db, defaults } of setups) {
               "select public.claim_due_emails(1, 1, 0, 0, 1000, 0)",
               "select public.record_email_results('[]'::jsonb)",
               "select public.dead_emails(10)",
+              "select public.prepare_email_sends('[]'::jsonb)",
+              "select public.retry_dead_emails()",
               "select public.purge_expired_order_guards()",
               `select public.order_response('${crypto.randomUUID()}')`,
               `select public.update_order_status('paid', '${crypto.randomUUID()}')`,

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { escapeHtml } from "../supabase/functions/_shared/email/email_safety.ts";
 import { orderEmailIdempotencyKey } from "../supabase/functions/_shared/email/mailer.ts";
 import type { EmailedStatus } from "../supabase/functions/_shared/email/order_email.ts";
 import {
@@ -134,6 +135,12 @@ Deno.test("renderStatusEmail() cancelled: says how the money goes back, through 
       "Chai & Co. had confirmed receiving your payment (₹997.00).",
       "As the order is cancelled, Chai & Co. will return ₹997.00 to you itself: reply to this e-mail to arrange it with Chai & Co.",
     ]],
+    ["a gateway payment the gateway has refunded already (the e-mail went late)", {
+      refunds: [{ amountMinor: 101_694, currency: "INR", status: "processed" }],
+    }, [
+      "A payment of ₹1,016.94 was received for this order through the payment gateway.",
+      "As the order is cancelled, ₹1,016.94 has been refunded to you through the payment gateway: banks take 5–7 working days to credit it.",
+    ]],
     ["refunds in two currencies", {
       recordedPayments: { count: 2, amountMinor: null },
       refunds: [
@@ -149,6 +156,40 @@ Deno.test("renderStatusEmail() cancelled: says how the money goes back, through 
     await t.step(label, () => {
       const text = render("cancelled", { note: "Out of stock", ...overrides }).text;
       assert.ok(text.includes(`PAYMENT\n${payment.join("\n")}\n\n`), text);
+    });
+  }
+});
+
+Deno.test("renderStatusEmail() says what comes next from the order's status when the e-mail goes, not at its move", async (t) => {
+  const next = ["NEXT", "You will get another e-mail when Chai & Co. marks your order as shipped."];
+  const cases: [string, Record<string, unknown>, string[] | null][] = [
+    ["paid, still paid", { currentStatus: "paid" }, next],
+    ["paid, read before the current status was given", {}, next],
+    ["paid, processing since", { currentStatus: "processing" }, next],
+    ["paid, shipped since", { currentStatus: "shipped" }, [
+      "SINCE THEN",
+      "Chai & Co. has marked your order as shipped: a separate e-mail has the shipment's details.",
+    ]],
+    ["paid, delivered since", { currentStatus: "delivered" }, [
+      "SINCE THEN",
+      "Chai & Co. has marked your order as delivered.",
+    ]],
+    ["shipped, still shipped", { status: "shipped", currentStatus: "shipped" }, null],
+    ["shipped, delivered since", { status: "shipped", currentStatus: "delivered" }, [
+      "SINCE THEN",
+      "Chai & Co. has marked your order as delivered.",
+    ]],
+  ];
+  for (const [label, { status, ...overrides }, section] of cases) {
+    await t.step(label, () => {
+      const { text, html } = render((status ?? "paid") as EmailedStatus, overrides);
+      if (section === null) {
+        assert.ok(!/^(NEXT|SINCE THEN)$/m.test(text), text);
+        return;
+      }
+      assert.ok(text.includes(`\n\n${section.join("\n")}\n`), text);
+      assert.equal(/^NEXT$/m.test(text), section[0] === "NEXT", text);
+      assert.ok(html.includes(escapeHtml(section[1])), html);
     });
   }
 });

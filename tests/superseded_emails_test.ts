@@ -68,7 +68,7 @@ for (const { name, db } of await testDatabases()) {
       body: JSON.stringify({ minAgeSeconds: 0 }),
     }).then((res) => res.json());
 
-  test("POST outbox-drain marks the seller's new-order alert and the paid e-mail of an order since cancelled superseded, and sends the buyer's confirmation saying it is cancelled", async () => {
+  test("POST outbox-drain marks the seller's new-order alert and the paid e-mail of an order since cancelled superseded, and sends the buyer's confirmation saying it was paid, is cancelled and how the money goes back", async () => {
     const fake = startFakeResend();
     const { store, stack, order } = await paidOrderWithUnsentEmails(fake);
     try {
@@ -93,7 +93,16 @@ for (const { name, db } of await testDatabases()) {
       assert.deepEqual(ours.filter((d) => d.to === store.ownerEmail), [], "the seller was told nothing");
       const confirmation = ours.filter(isConfirmation);
       assert.equal(confirmation.length, 1);
-      assert.ok(confirmation[0].text.includes("This order has been cancelled: no payment is due for it."));
+      // paid before it was cancelled: the money is due back, and the confirmation says how it goes
+      assert.ok(
+        confirmation[0].text.includes(
+          "PAYMENT\nThis order has been cancelled.\n" +
+            "A payment of ₹715.45 was received for this order through the payment gateway.\n" +
+            "As the order is cancelled, ₹715.45 is being refunded to you through the payment gateway: you will " +
+            "get an e-mail when the refund is issued, and banks take 5–7 working days to credit it.\n\n",
+        ),
+        confirmation[0].text,
+      );
       assert.ok(!confirmation[0].text.includes("Awaiting payment"));
       assert.equal(ours.filter((d) => d.subject.startsWith("Payment received")).length, 0);
 

@@ -7,19 +7,33 @@ export interface RecordingOutbox extends EmailOutbox {
   /** Each `recordResults` call's argument, in order. */
   recorded: EmailResult[][];
   claims: ClaimOptions[];
+  /** Each `prepareSend` call: the ids of the rows read, and the batch key given. */
+  reads: { ids: string[]; batchKey?: string }[];
 }
 
-/** An outbox whose `claimDue` hands out `due` once, in slices of the claim's limit of rows sent alone. */
+/**
+ * An outbox whose `claimDue` hands out `due` once, in slices of the claim's limit of rows sent alone, and
+ * whose `prepareSend` answers the rows it is given as they are (a new batch's key written on those in none).
+ */
 export function recordingOutbox(due: OutboxEmail[] = []): RecordingOutbox {
   const left = [...due];
   const recorded: EmailResult[][] = [];
   const claims: ClaimOptions[] = [];
+  const reads: RecordingOutbox["reads"] = [];
   return {
     recorded,
     claims,
+    reads,
     claimDue(options) {
       claims.push(options);
       return Promise.resolve({ emails: left.splice(0, options.aloneLimit), superseded: [] });
+    },
+    prepareSend(emails, batchKey) {
+      reads.push({ ids: emails.map((email) => email.id), ...(batchKey ? { batchKey } : {}) });
+      return Promise.resolve({
+        emails: emails.map((email) => batchKey && !email.batchKey ? { ...email, batchKey } : email),
+        superseded: [],
+      });
     },
     recordResults(results) {
       recorded.push(results);

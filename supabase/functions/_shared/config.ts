@@ -35,7 +35,7 @@ export interface Config {
   emailSendTimeoutMs: number;
   /**
    * OUTBOX_DRAIN_BUDGET_MS: one drain run takes no work after this (default 40 s), and answers within it plus
-   * EMAIL_SEND_TIMEOUT_MS.
+   * EMAIL_SEND_TIMEOUT_MS and its last database calls: at most {@linkcode MAX_DRAIN_RUN_MS} for the two.
    */
   outboxDrainBudgetMs: number;
   /**
@@ -89,11 +89,30 @@ export const RAZORPAY_ANSWER_LIMIT_MS = 5_000;
  */
 export const MAX_PAYMENT_WEBHOOK_TIMEOUT_MS = RAZORPAY_ANSWER_LIMIT_MS - ANSWER_GRACE_MS - 500;
 
+/** OUTBOX_DRAIN_BUDGET_MS's default. */
+export const DEFAULT_OUTBOX_DRAIN_BUDGET_MS = 40_000;
+
+/** EMAIL_SEND_TIMEOUT_MS's default. */
+export const DEFAULT_EMAIL_SEND_TIMEOUT_MS = 10_000;
+
 /**
- * The longest drain run, budget plus one send's time-out: under the 150 s wall clock of a Supabase Edge
- * Function, with 10 s to spare for the run's database calls.
+ * How long pg_net waits for the drain's answer: `timeout_milliseconds` of the cron job's request
+ * (`outbox_drain_job_command()`, 20261123000700_outbox_drain_schedule.sql). A run that answers later is
+ * recorded as a time-out, and the next minute's run may start while it still sends.
  */
-export const MAX_DRAIN_RUN_MS = 140_000;
+export const DRAIN_SCHEDULE_TIMEOUT_MS = 55_000;
+
+/**
+ * What a run keeps, after its last request to a provider has ended, for its last database calls (the last
+ * results, the rows handed back, the dead rows' report) and its answer's trip.
+ */
+export const DRAIN_CLOSING_MS = 5_000;
+
+/**
+ * The longest drain run, budget plus one send's time-out: its closing calls included, it answers within the
+ * schedule's time-out (and so within the 150 s wall clock of a Supabase Edge Function).
+ */
+export const MAX_DRAIN_RUN_MS = DRAIN_SCHEDULE_TIMEOUT_MS - DRAIN_CLOSING_MS;
 
 /** Order-creation limits per client IP and per buyer e-mail, per fixed window (a limit of 0 turns one off). */
 export interface RateLimits {
@@ -165,12 +184,12 @@ function _databaseTimeout(env: Record<string, string | undefined>): number {
 }
 
 function _drainTimes(env: Record<string, string | undefined>): { sendTimeoutMs: number; budgetMs: number } {
-  const sendTimeoutMs = _positiveInt(env, "EMAIL_SEND_TIMEOUT_MS", 10_000);
+  const sendTimeoutMs = _positiveInt(env, "EMAIL_SEND_TIMEOUT_MS", DEFAULT_EMAIL_SEND_TIMEOUT_MS);
   if (sendTimeoutMs < 1) throw new ConfigError("EMAIL_SEND_TIMEOUT_MS must be at least 1: got 0");
-  const budgetMs = _positiveInt(env, "OUTBOX_DRAIN_BUDGET_MS", 40_000);
+  const budgetMs = _positiveInt(env, "OUTBOX_DRAIN_BUDGET_MS", DEFAULT_OUTBOX_DRAIN_BUDGET_MS);
   if (budgetMs + sendTimeoutMs > MAX_DRAIN_RUN_MS) {
     throw new ConfigError(
-      `OUTBOX_DRAIN_BUDGET_MS + EMAIL_SEND_TIMEOUT_MS must be at most ${MAX_DRAIN_RUN_MS} (a drain run must end within the Edge Functions' 150 s): got ${budgetMs} + ${sendTimeoutMs}`,
+      `OUTBOX_DRAIN_BUDGET_MS + EMAIL_SEND_TIMEOUT_MS must be at most ${MAX_DRAIN_RUN_MS} (a drain run, with ${DRAIN_CLOSING_MS} ms for its last database calls, must answer within the ${DRAIN_SCHEDULE_TIMEOUT_MS} ms the schedule's pg_net request waits): got ${budgetMs} + ${sendTimeoutMs}`,
     );
   }
   return { sendTimeoutMs, budgetMs };

@@ -20,6 +20,7 @@ export type Database = {
           delivery_unknown: boolean
           failures: number
           id: string
+          key_round: number
           kind: string
           last_error: string | null
           order_id: string
@@ -43,6 +44,7 @@ export type Database = {
           delivery_unknown?: boolean
           failures?: number
           id?: string
+          key_round?: number
           kind: string
           last_error?: string | null
           order_id: string
@@ -65,6 +67,7 @@ export type Database = {
           delivery_unknown?: boolean
           failures?: number
           id?: string
+          key_round?: number
           kind?: string
           last_error?: string | null
           order_id?: string
@@ -894,6 +897,10 @@ export type Database = {
         Args: Record<PropertyKey, never>
         Returns: string
       }
+      prepare_email_sends: {
+        Args: { p_batch_key?: string; p_claims: Json; p_deadline?: string }
+        Returns: Json
+      }
       purge_expired_order_guards: {
         Args: { p_idempotency_hours?: number; p_rate_limit_hours?: number }
         Returns: Json
@@ -936,6 +943,10 @@ export type Database = {
       }
       refund_claim_message: {
         Args: { p_refund: Database["public"]["Tables"]["refunds"]["Row"] }
+        Returns: Json
+      }
+      retry_dead_emails: {
+        Args: { p_deadline?: string; p_ids?: string[] }
         Returns: Json
       }
       schedule_outbox_drain: {

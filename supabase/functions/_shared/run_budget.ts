@@ -1,9 +1,9 @@
 /**
  * The time of one run of the outbox drain (contract, "The outbox drains within Supabase's limits"): the run
  * takes work until its budget (OUTBOX_DRAIN_BUDGET_MS) runs out, and every request it started ends within one
- * send's timeout (EMAIL_SEND_TIMEOUT_MS) after that, so the run answers within budget + timeout: under pg_net's
- * 55 s and the platform's 150 s with the defaults. Every job of the run (the e-mails, and later the refunds)
- * takes its work from the same budget. Pure but for the clock it is given.
+ * send's timeout (EMAIL_SEND_TIMEOUT_MS) after that, so the run answers within budget + timeout and its last
+ * database calls: within pg_net's 55 s, which config.ts holds the two to (MAX_DRAIN_RUN_MS). Every job of the
+ * run (the e-mails, the refunds) takes its work from the same budget. Pure but for the clock it is given.
  */
 
 /** Options of {@linkcode createRunBudget}. */

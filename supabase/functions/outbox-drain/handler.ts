@@ -1,7 +1,8 @@
 /**
- * POST /outbox-drain: one run of the outbox drain (cancel the orders nobody paid in time, report dead rows,
- * purge expired guards, send what is due within the run's budget), for pg_cron every minute. Service and secret keys only: the shared frame answers 401 to any
- * other key, and does the method, limits, errors and the log line.
+ * POST /outbox-drain: one run of the outbox drain (cancel the orders nobody paid in time, issue refunds, purge
+ * expired guards, send what is due within the run's budget, then report dead rows), for pg_cron every minute.
+ * Service and secret keys only: the shared frame answers 401 to any other key, and does the method, limits,
+ * errors and the log line.
  */
 import type { Config } from "../_shared/config.ts";
 import { type OutboxDrainDeps, runOutboxDrain } from "../_shared/email/outbox_drain.ts";

@@ -27,7 +27,7 @@ interface _Waiting {
 /**
  * An EmailOutbox whose `recordResults` waits up to `windowMs` for others to join one call; each caller's
  * promise settles with the call that carried its results, with the rows of its own results that were
- * recorded. Claims and the dead-row report pass straight through.
+ * recorded. Claims, the preparations of sends and the dead-row report pass straight through.
  */
 export function coalescedEmailOutbox(outbox: EmailOutbox, windowMs = RESULTS_WINDOW_MS): EmailOutbox {
   let waiting: _Waiting[] = [];
@@ -53,6 +53,7 @@ export function coalescedEmailOutbox(outbox: EmailOutbox, windowMs = RESULTS_WIN
 
   return {
     claimDue: (options) => outbox.claimDue(options),
+    prepareSend: (emails, batchKey) => outbox.prepareSend(emails, batchKey),
     deadEmails: (limit) => outbox.deadEmails(limit),
     recordResults(results) {
       if (results.length === 0) return Promise.resolve([]);

@@ -29,7 +29,7 @@ export interface SupersededEmail {
 
 /**
  * One claim: the rows of one kind of request (a batch, whole, in its order; or rows to send alone), and the
- * rows it marked superseded.
+ * rows it marked superseded. {@linkcode EmailOutbox.prepareSend} answers the same shape for one request's rows.
  */
 export interface ClaimedEmails {
   emails: OutboxEmail[];
@@ -65,6 +65,15 @@ export interface DeadEmailReport {
 export interface EmailOutbox {
   /** Atomically claims due rows, each under a new claim token, and marks superseded rows. */
   claimDue(options: ClaimOptions): Promise<ClaimedEmails>;
+  /**
+   * Reads one request's claimed rows again right before it leaves (`prepare_email_sends`, by id and claim
+   * token): each row still claimed under its token as it is now (an order's e-mails from its rows, every row
+   * with the order's current status), and the rows its order has superseded since, marked so. Given
+   * `batchKey` (a new batch's key), writes it on the rows no request may have delivered before the request
+   * carries them. A row in neither list is no longer this claim's, or another transaction holds it this
+   * moment: it is not sent.
+   */
+  prepareSend(emails: OutboxEmail[], batchKey?: string): Promise<ClaimedEmails>;
   /**
    * Marks each row sent (with the provider id), failed or dead (with the error), or hands it back, when it is
    * still claimed under the result's token and that claim has not expired; answers the rows it recorded.

@@ -61,9 +61,17 @@ export function mayHaveDelivered(result: SendFailure): boolean {
 /**
  * The idempotency key of an outbox e-mail, shaped `<event>/<id>` as Resend recommends: an order's own
  * e-mails `order/<orderId>/<buyer|seller>`, the buyer's status e-mails `order/<orderId>/status/<status>`,
- * the seller's payment e-mail `order/<orderId>/seller/paid`, a refund's `order/<orderId>/refund/<refundId>`.
+ * the seller's payment e-mail `order/<orderId>/seller/paid`, a refund's `order/<orderId>/refund/<refundId>`;
+ * followed by `/retry/<n>` once an operator's retry gave the row a key never used (`keyRound` n).
  */
-export function orderEmailIdempotencyKey(email: Pick<OutboxEmail, "orderId" | "kind" | "payload">): string {
+export function orderEmailIdempotencyKey(
+  email: Pick<OutboxEmail, "orderId" | "kind" | "payload" | "keyRound">,
+): string {
+  const round = email.keyRound ? `/retry/${email.keyRound}` : "";
+  return `${_ownKey(email)}${round}`;
+}
+
+function _ownKey(email: Pick<OutboxEmail, "orderId" | "kind" | "payload">): string {
   if (email.kind.startsWith("status_")) {
     return `order/${email.orderId}/status/${email.kind.slice("status_".length)}`;
   }

@@ -13,6 +13,32 @@ export interface OrderEmailItem {
   lineTotalMinor: number;
 }
 
+/** An order's status, as the database names it. */
+export type OrderStatus =
+  | "pending"
+  | "payment_pending"
+  | "paid"
+  | "processing"
+  | "shipped"
+  | "delivered"
+  | "cancelled";
+
+/**
+ * The gateway's payments the ledger holds for an order, each payment once: how many, and their sum in minor
+ * units (null when one is in another currency than the order's).
+ */
+export interface RecordedPayments {
+  count: number;
+  amountMinor: number | null;
+}
+
+/** One of an order's refunds: what goes back, and how (`manual`: the store returns it itself). */
+export interface OrderRefund {
+  amountMinor: number;
+  currency: string;
+  status: string;
+}
+
 /** Everything the buyer and seller e-mails show. */
 export interface OrderEmailData {
   orderId: string;
@@ -22,11 +48,11 @@ export interface OrderEmailData {
   /** ISO 4217 code of the store, e.g. INR. */
   currency: string;
   /**
-   * The order's status: when `create_order` answered (the request path), or when a drain claimed the row;
-   * the payment wording follows it. Rows written before it was recorded have none: their orders were
-   * `payment_pending`, as every new order is.
+   * The order's status: when `create_order` answered (the request path's first try), or when a sender read
+   * the row right before its request (`prepare_email_sends`); the payment wording follows it. Rows written
+   * before it was recorded have none: their orders were `payment_pending`, as every new order is.
    */
-  status?: "pending" | "payment_pending" | "paid" | "processing" | "shipped" | "delivered" | "cancelled";
+  status?: OrderStatus;
   /** Who moved the order to `paid` (null: nobody did); absent on the request path and in older rows. */
   paidBy?: StatusMover | null;
   /**
@@ -34,6 +60,10 @@ export interface OrderEmailData {
    * instead of the one chosen at checkout; absent when no gateway payment paid it (or did not say how).
    */
   paidWith?: string | null;
+  /** The gateway's payments in the ledger, read with the status; absent on the request path. */
+  recordedPayments?: RecordedPayments;
+  /** The order's refunds, read with the status; absent on the request path. */
+  refunds?: OrderRefund[];
   store: { name: string; ownerEmail: string };
   buyer: { name: string; email: string; phone: string };
   shippingAddress: {
@@ -122,7 +152,7 @@ export interface StatusEmailData {
    * their sum in minor units (null when one is in another currency). Absent on rows written before it was
    * recorded.
    */
-  recordedPayments?: { count: number; amountMinor: number | null };
+  recordedPayments?: RecordedPayments;
   /**
    * The method the gateway payment that paid the order was made by, as the gateway reported it (`card`,
    * `upi`, `netbanking`, ...); null when no gateway payment paid it or the gateway did not say. Absent on
@@ -134,7 +164,12 @@ export interface StatusEmailData {
    * refunded through the gateway, or that the store returns it itself (`manual`). Absent on rows written
    * before refunds were recorded.
    */
-  refunds?: { amountMinor: number; currency: string; status: string }[];
+  refunds?: OrderRefund[];
+  /**
+   * The order's status when the e-mail is sent (it may have moved on since this move): what the e-mail says
+   * comes next follows it. Absent on rows read before it was given: the move's own status.
+   */
+  currentStatus?: OrderStatus;
 }
 
 /**
@@ -158,6 +193,11 @@ interface _OutboxRow {
    * only with that batch, whole. Null or absent: the row is sent alone, under its own key.
    */
   batchKey?: string | null;
+  /**
+   * Which idempotency key the row goes under alone: 0 or absent its own, n > 0 `<its own>/retry/<n>`, a key
+   * never used before (an operator's retry of a dead row whose key Resend no longer holds).
+   */
+  keyRound?: number;
 }
 
 /** An order's buyer confirmation or seller alert, claimed for sending. */

@@ -1,14 +1,16 @@
 /**
  * One drain run, the single implementation behind the outbox-drain function (every minute from pg_cron on
  * Supabase) and `deno task outbox` (locally). The run has a budget (OUTBOX_DRAIN_BUDGET_MS): it cancels the
- * orders nobody paid in time and sends their buyers' cancelled e-mails, issues the refunds that are due
- * through the payment gateway and sends the buyers' refund e-mails, reports the dead rows and the failed
- * refunds, purges expired idempotency keys and rate-limit windows, then sends what is due until the budget
- * runs out, at the provider's pace; every request ends within one send's time-out after that
- * (EMAIL_SEND_TIMEOUT_MS, and PAYMENT_PROVIDER_TIMEOUT_MS or less for the gateway's), so the run answers within
- * budget + time-out. Every job takes its work from the same {@linkcode RunBudget}.
+ * orders nobody paid in time and sends their buyers' cancelled e-mails (in batches, as the backlog goes),
+ * issues the refunds that are due through the payment gateway and sends the buyers' refund e-mails, reports
+ * the failed refunds, purges expired idempotency keys and rate-limit windows, sends what is due until the
+ * budget runs out, at the provider's pace, and then reports the dead rows, those of its own sends included;
+ * every request ends within one send's time-out after the budget (EMAIL_SEND_TIMEOUT_MS, and
+ * PAYMENT_PROVIDER_TIMEOUT_MS or less for the gateway's), so the run answers within budget + time-out and its
+ * last database calls (config.ts, DRAIN_CLOSING_MS). Every job takes its work from the same
+ * {@linkcode RunBudget}.
  */
-import type { Config } from "../config.ts";
+import { type Config, DEFAULT_EMAIL_SEND_TIMEOUT_MS, DEFAULT_OUTBOX_DRAIN_BUDGET_MS } from "../config.ts";
 import type { PurgeCounts, PurgeExpiredGuards } from "../orders/order_guards.ts";
 import type { CancelUnpaidOrders } from "../orders/unpaid_orders.ts";
 import type { PaymentProvider } from "../payments/payment_provider.ts";
@@ -20,7 +22,13 @@ import { addSummary, describeError } from "./email_results.ts";
 import { MAX_BATCH_MESSAGES } from "./mailer.ts";
 import type { OutboxSenderDeps } from "./outbox_sender.ts";
 import { type PacedSendDeps, sendPaced } from "./paced_sends.ts";
-import { type DrainSummary, emptyDrainSummary, type SendWork, sendWorkOf } from "./send_work.ts";
+import {
+  type DrainSummary,
+  emptyDrainSummary,
+  newBatchesOf,
+  type SendWork,
+  sendWorkOf,
+} from "./send_work.ts";
 import { createRequestPace } from "./request_pace.ts";
 
 export type { DrainSummary };
@@ -37,8 +45,8 @@ export interface DrainLimits {
 
 /** The defaults of {@linkcode DrainLimits}. */
 export const DEFAULT_DRAIN_LIMITS: DrainLimits = {
-  budgetMs: 40_000,
-  sendTimeoutMs: 10_000,
+  budgetMs: DEFAULT_OUTBOX_DRAIN_BUDGET_MS,
+  sendTimeoutMs: DEFAULT_EMAIL_SEND_TIMEOUT_MS,
   requestsPerSecond: Infinity,
 };
 
@@ -96,7 +104,10 @@ export interface DrainReport {
   unpaidOrders: { cancelled: number; orderIds: string[]; skipped: number } | null;
   /** Every e-mail this run claimed, sent, failed, superseded or handed back, the cancelled orders' included. */
   emails: DrainSummary;
-  /** Every dead row counted, the newest listed: they wait for a person, never for the next run. */
+  /**
+   * Every dead row counted, the newest listed, read after the run's sends (those it made dead included): they
+   * wait for a person, never for the next run.
+   */
   deadEmails: DeadEmailReport;
   /** What the run did to refunds; null when it issues none (no refunds' parts, or no gateway configured). */
   refunds: RefundIssuingReport | null;
@@ -154,19 +165,15 @@ export async function runOutboxDrain(
     if (skipped.length > 0) {
       log({ event: "orders.unpaid_skipped", orderIds: skipped.map((order) => order.orderId) });
     }
-    cancelledEmails = sendWorkOf(claimed);
+    cancelledEmails = newBatchesOf(claimed, _batchLimit(run.send.mailer, options.batchSize), _newBatchKey);
   } catch (error) {
     log({ event: "orders.unpaid_cancel_failed", error: describeError(error) });
   }
   if (cancelledEmails.length > 0) {
-    // the buyers of the orders just cancelled hear of it first, each e-mail alone under its own key
+    // the buyers of the orders just cancelled hear of it first, in batches as the backlog's e-mails go
     addSummary(emails, await sendPaced(() => Promise.resolve(cancelledEmails.splice(0)), run.send));
   }
   const { refunds, failedRefunds } = await _refunds(deps, options, run, emails);
-  const deadEmails = await deps.outbox.deadEmails(DEAD_EMAILS_LISTED);
-  if (deadEmails.total > 0) {
-    log({ event: "email.dead", total: deadEmails.total, outboxIds: deadEmails.emails.map((e) => e.id) });
-  }
   let purged: PurgeCounts | null = null;
   try {
     purged = await deps.purgeExpiredGuards();
@@ -174,8 +181,23 @@ export async function runOutboxDrain(
     log({ event: "housekeeping.failed", error: describeError(error) });
   }
   addSummary(emails, await drainOutbox(deps, options, run));
+  // after the sends: a row this run's sends made dead is listed in this run's answer
+  const deadEmails = await deps.outbox.deadEmails(DEAD_EMAILS_LISTED);
+  if (deadEmails.total > 0) {
+    log({ event: "email.dead", total: deadEmails.total, outboxIds: deadEmails.emails.map((e) => e.id) });
+  }
   log({ event: "email.drain_run", elapsedMs: run.budget.elapsedMs(), ...emails });
   return { unpaidOrders, emails, deadEmails, refunds, failedRefunds, purged };
+}
+
+/** Rows per new batch: the most one batch request carries, or 0 when the mailer has no batch endpoint. */
+function _batchLimit(mailer: DrainDeps["mailer"], batchSize = MAX_BATCH_MESSAGES): number {
+  return mailer.sendBatch ? Math.min(Math.max(batchSize, 1), MAX_BATCH_MESSAGES) : 0;
+}
+
+/** A new batch's idempotency key, `outbox/batch/<uuid>` (`claim_due_emails` makes them the same way). */
+function _newBatchKey(): string {
+  return `outbox/batch/${crypto.randomUUID()}`;
 }
 
 /**
@@ -227,10 +249,11 @@ async function _refunds(
 
 /**
  * The recovery path: claims what is due, one request's worth at a time, and sends it at the provider's pace
- * until the run's budget runs out or nothing is due. A row that no request may have delivered goes in a batch
- * (one request for up to 100 rows, under the batch's key); a batch is only ever sent again whole, under its
- * key; any other row that may have been delivered goes alone under its own key `order/<orderId>/<kind>`, the
- * key of every earlier try: so whatever the provider already holds, it drops the copy.
+ * until the run's budget runs out or nothing is due, each request's rows read again right before it. A row
+ * that no request may have delivered goes in a batch (one request for up to 100 rows, under the batch's key);
+ * a batch is only ever sent again whole, under its key; any other row that may have been delivered goes alone
+ * under its own key `order/<orderId>/<kind>`, the key of every earlier try: so whatever the provider already
+ * holds, it drops the copy.
  */
 export async function drainOutbox(
   deps: DrainDeps,
@@ -238,9 +261,7 @@ export async function drainOutbox(
   run: DrainRun = startDrainRun(deps),
 ): Promise<DrainSummary> {
   const superseded = { count: 0 };
-  const batchLimit = run.send.mailer.sendBatch
-    ? Math.min(Math.max(options.batchSize ?? MAX_BATCH_MESSAGES, 1), MAX_BATCH_MESSAGES)
-    : 0;
+  const batchLimit = _batchLimit(run.send.mailer, options.batchSize);
   let claimFailed = false;
   const summary = await sendPaced(async (aloneLimit) => {
     if (claimFailed) return [];

@@ -1,12 +1,16 @@
 /**
  * The request path's sender: `sendOrderEmails` sends the e-mails a function's own step claimed (an order's
  * two, a status move's one) right after the answer, inside `EdgeRuntime.waitUntil`, each alone under its own
- * key, up to 3 tries each bounded by EMAIL_SEND_TIMEOUT_MS, then records the results in one call. A row ends
- * `sent` with the provider's id, or `failed` (`dead` after its 10th failed send) with the error, its attempts,
- * and whether a try may have delivered it; nothing is dropped. What it misses, the outbox drain sends
- * (`outbox_drain.ts`).
+ * key, up to 3 tries each bounded by EMAIL_SEND_TIMEOUT_MS, then records the results in one call. The first
+ * try goes as the step wrote the e-mail, moments ago in the same transaction as the order's state; before a
+ * retry (after its back-off, which a 429's `retry-after` may make seconds) the row is read again
+ * (`prepareSend`), rendered from the order as it is then, and not sent when the order has superseded it. A
+ * row ends `sent` with the provider's id, or `failed` (`dead` after its 10th failed send) with the error, its
+ * attempts, and whether a try may have delivered it; nothing is dropped. What it misses, the outbox drain
+ * sends (`outbox_drain.ts`).
  */
 import type { EmailOutbox, RecordedEmail } from "./email_outbox.ts";
+import type { EmailMessage } from "./email_templates.ts";
 import {
   describeError,
   type EmailRenderConfig,
@@ -17,7 +21,7 @@ import {
 } from "./email_results.ts";
 import { type Mailer, orderEmailIdempotencyKey } from "./mailer.ts";
 import { DEFAULT_RETRY, type RetryPolicy, type SendContext, withRetry } from "./send_retry.ts";
-import type { OutboxEmail } from "./order_email.ts";
+import type { EmailResult, OutboxEmail } from "./order_email.ts";
 
 export type { EmailRenderConfig, SendSummary };
 
@@ -44,13 +48,7 @@ export interface OutboxSenderDeps {
  */
 export async function sendOrderEmails(emails: OutboxEmail[], deps: OutboxSenderDeps): Promise<SendSummary> {
   const ctx = senderContext(deps);
-  const results = await Promise.all(emails.map(async (email) => {
-    const message = await renderClaimedEmail(email, deps.render);
-    if ("error" in message) return emailResult(email, message.error, 1, ctx.log);
-    const key = orderEmailIdempotencyKey(email);
-    const { result, attempts } = await withRetry((options) => deps.mailer.send(message, key, options), ctx);
-    return emailResult(email, result, attempts, ctx.log);
-  }));
+  const results = await Promise.all(emails.map((email) => _sendClaimed(email, deps, ctx)));
   let recorded: RecordedEmail[] | null = null;
   try {
     recorded = await deps.outbox.recordResults(results);
@@ -62,6 +60,41 @@ export async function sendOrderEmails(emails: OutboxEmail[], deps: OutboxSenderD
     });
   }
   return summarize(emails.length, results, recorded);
+}
+
+/** Sends one claimed row with its retries, each retry read and rendered again; answers its result. */
+async function _sendClaimed(
+  email: OutboxEmail,
+  deps: OutboxSenderDeps,
+  ctx: SendContext,
+): Promise<EmailResult> {
+  let message = await renderClaimedEmail(email, deps.render);
+  if ("error" in message) return emailResult(email, message.error, 1, ctx.log);
+  let ready: EmailMessage = message;
+  const key = orderEmailIdempotencyKey(email);
+  // a retry goes as the order is when it leaves; a row superseded, or no longer this claim's, goes no more
+  // (its result is then refused, and counted as ignored)
+  const beforeRetry = async (): Promise<boolean> => {
+    let read;
+    try {
+      read = await deps.outbox.prepareSend([email]);
+    } catch (error) {
+      ctx.log({ event: "email.read_failed", outboxIds: [email.id], error: describeError(error) });
+      return false;
+    }
+    if (read.superseded.length > 0) ctx.log({ event: "email.superseded", emails: read.superseded });
+    if (read.emails.length === 0) return false;
+    message = await renderClaimedEmail(read.emails[0], deps.render);
+    if ("error" in message) return false;
+    ready = message;
+    return true;
+  };
+  const { result, attempts } = await withRetry(
+    (options) => deps.mailer.send(ready, key, options),
+    ctx,
+    beforeRetry,
+  );
+  return emailResult(email, result, attempts, ctx.log);
 }
 
 /** The retry loop's context from a sender's parts. */

@@ -3,7 +3,7 @@
  * rendered from its payload alone (as the status e-mails are). Money in integer minor units. The outbox
  * kinds `seller_paid` and `refund` carry them; confirm_payment and queue_refund_email write their payloads.
  */
-import type { OrderEmailData, OrderEmailItem } from "./order_email.ts";
+import type { OrderEmailData, OrderEmailItem, OrderStatus } from "./order_email.ts";
 
 /** A claimed outbox row of a payment e-mail: who it goes to, who a reply reaches, and its payload. */
 export interface PaymentEmailRow<T> {
@@ -38,6 +38,11 @@ export interface SellerPaidEmailData {
   totalMinor: number;
   feeMinor: number;
   finalMinor: number;
+  /**
+   * The order's status when the e-mail is sent: "ready to ship" only while it is not shipped yet. Absent on
+   * rows read before it was given (the request path's first try): `paid`, as the payment just made it.
+   */
+  currentStatus?: OrderStatus;
 }
 
 /** Why money goes back to the buyer. */

@@ -3,9 +3,10 @@
  * received unless the order is `paid` (or has moved on from `paid`: processing, shipped and delivered come
  * only after it). A gateway order is awaiting its payment; a upi_direct order's transfer is unconfirmed until
  * the seller has checked it against the buyer's proof. A paid order says who confirmed the payment: the
- * gateway that reported it, or the seller who says they received it. A cancelled order says so, and asks
- * for nothing. Pure.
+ * gateway that reported it, or the seller who says they received it. A cancelled order says so and asks
+ * for nothing; one that had been paid says how its money goes back (`cancelled_payment.ts`). Pure.
  */
+import { type CancelledPaymentFacts, cancelledPaymentLines } from "./cancelled_payment.ts";
 import type { OrderEmailData, StatusMover } from "./order_email.ts";
 import { paymentMethodName } from "./payment_method_names.ts";
 
@@ -20,12 +21,22 @@ interface _PaidFacts {
 
 /** The payment lines for the buyer's or the seller's e-mail of `order`. */
 export function describePayment(
-  order: Pick<OrderEmailData, "paymentMethod" | "gatewayMethod" | "status"> & _PaidFacts,
+  order:
+    & Pick<OrderEmailData, "paymentMethod" | "gatewayMethod" | "status">
+    & Omit<CancelledPaymentFacts, "paidBy" | "paymentMethod">
+    & _PaidFacts,
   reader: "buyer" | "seller",
 ): string[] {
   const via = _GATEWAY_NAMES[order.gatewayMethod ?? "card"];
   if (isPaidStatus(order.status)) return _paid(order, via);
-  if (order.status === "cancelled") return ["This order has been cancelled: no payment is due for it."];
+  if (order.status === "cancelled") {
+    const money = cancelledPaymentLines({ ...order, paidBy: order.paidBy ?? null });
+    if (!money) return ["This order has been cancelled: no payment is due for it."];
+    // the buyer hears how their money goes back; the seller (whose alert a cancellation supersedes) only that
+    return reader === "buyer"
+      ? ["This order has been cancelled.", ...money]
+      : ["This order has been cancelled: its payment goes back to the buyer."];
+  }
   if (order.paymentMethod === "gateway") {
     return reader === "buyer" ? [`Awaiting payment through the payment gateway (${via}).`] : [
       `Awaiting payment through the payment gateway (${via}).`,

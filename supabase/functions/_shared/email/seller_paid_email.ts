@@ -1,9 +1,9 @@
 /**
  * The seller's e-mail when the gateway has marked an order paid: "Payment received for ORD-…: ready to
- * ship", the amount, the method the buyer actually paid by (and the one chosen at checkout when it
- * differs), any fee shortfall in rupees, the items to ship and where, Reply-To the buyer. Pure, with the
- * order e-mails' rules: every value escaped, the buyer's text set apart, a single-line subject of our
- * values only.
+ * ship" (sent after the order was shipped: where it is now), the amount, the method the buyer actually paid
+ * by (and the one chosen at checkout when it differs), any fee shortfall in rupees, the items to ship and
+ * where, Reply-To the buyer. Pure, with the order e-mails' rules: every value escaped, the buyer's text set
+ * apart, a single-line subject of our values only.
  */
 import { buyerBlock, h1, h2, muted, page, paragraph } from "./email_html.ts";
 import { itemsTable, itemsText } from "./email_items.ts";
@@ -31,12 +31,17 @@ export function renderSellerPaidEmail(
     ["Phone", order.buyer.phone],
   ];
   const address = _addressLines(order);
+  // what comes next follows the order as it is when the e-mail goes: shipped since, there is nothing to ship
+  const shippedSince = order.currentStatus === "shipped" || order.currentStatus === "delivered";
+  const title = shippedSince ? "Payment received" : "Payment received: ready to ship";
+  const since = shippedSince ? [`Since then, the order has been marked as ${order.currentStatus}.`] : [];
   const html = [
-    h1("Payment received: ready to ship"),
+    h1(title),
     paragraph(esc(opening)),
+    ...since.map((line) => paragraph(esc(line))),
     h2("Payment"),
     paragraph(payment.map(esc).join("<br>")),
-    h2("Items to ship"),
+    h2(shippedSince ? "Items" : "Items to ship"),
     itemsTable(order),
     h2("Ship to"),
     buyerBlock("As the buyer entered it", address.map((line) => ["", line])),
@@ -45,13 +50,14 @@ export function renderSellerPaidEmail(
     muted("Reply to this e-mail to write to the customer."),
   ].join("\n");
   const text = [
-    "Payment received: ready to ship.",
+    `${title}.`,
     opening,
+    ...since,
     "",
     "PAYMENT",
     ...payment,
     "",
-    "ITEMS TO SHIP",
+    shippedSince ? "ITEMS" : "ITEMS TO SHIP",
     ...itemsText(order),
     "",
     "SHIP TO (as the buyer entered it)",
@@ -67,7 +73,9 @@ export function renderSellerPaidEmail(
     to: email.to,
     ...(email.replyTo ? { replyTo: email.replyTo } : {}),
     // our values only: no buyer text can reach a subject that says money arrived
-    subject: singleLineSubject(`Payment received for ${order.orderNumber}: ready to ship`),
+    subject: singleLineSubject(
+      `Payment received for ${order.orderNumber}${shippedSince ? "" : ": ready to ship"}`,
+    ),
     html: page("Payment received", html),
     text: text.join("\n") + "\n",
   };

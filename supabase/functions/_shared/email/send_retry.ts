@@ -71,10 +71,14 @@ export async function boundedSend<T extends { ok: boolean }>(
   }
 }
 
-/** Calls `send` until it succeeds, fails for good, runs out of tries, or would wait too long. */
+/**
+ * Calls `send` until it succeeds, fails for good, runs out of tries, or would wait too long; before each
+ * retry, after its wait, `beforeRetry` (when given) may stop it (false): the last answer is then the outcome.
+ */
 export async function withRetry(
   send: (options: SendOptions) => Promise<SendResult>,
   ctx: SendContext,
+  beforeRetry?: () => Promise<boolean>,
 ): Promise<SendOutcome> {
   let maybeDelivered = false;
   for (let attempt = 1;; attempt++) {
@@ -85,6 +89,7 @@ export async function withRetry(
     const delay = retryDelay([result], attempt, ctx.retry);
     if (delay === null) return outcome;
     await ctx.sleep(delay);
+    if (beforeRetry && !(await beforeRetry())) return outcome;
   }
 }
 

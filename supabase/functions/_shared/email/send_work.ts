@@ -43,6 +43,22 @@ export function sendWorkOf(emails: OutboxEmail[]): SendWork[] {
   return work;
 }
 
+/**
+ * Rows the request path's way claimed for the run (the buyers' e-mails of the orders its cancellation of
+ * unpaid orders cancelled) as requests: rows in no batch yet go in new batches of up to `batchLimit`, each
+ * under a key of `newKey` (the read right before the request writes it on the rows, and sends alone any row a
+ * request may have delivered already); rows of a batch go with it; 0: every row alone (no batch endpoint).
+ */
+export function newBatchesOf(emails: OutboxEmail[], batchLimit: number, newKey: () => string): SendWork[] {
+  if (batchLimit < 1) return emails.map((email) => ({ kind: "alone", email }));
+  const loose = emails.filter((email) => !email.batchKey);
+  const work = sendWorkOf(emails.filter((email) => email.batchKey));
+  for (let i = 0; i < loose.length; i += batchLimit) {
+    work.push({ kind: "batch", key: newKey(), emails: loose.slice(i, i + batchLimit) });
+  }
+  return work;
+}
+
 /** The rows of one request. */
 export function rowsOf(work: SendWork): OutboxEmail[] {
   return work.kind === "alone" ? [work.email] : work.emails;

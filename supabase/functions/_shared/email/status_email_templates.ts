@@ -3,15 +3,17 @@
  * from the outbox row alone, with the order e-mails' rules: every value escaped where it enters the
  * markup, a single-line subject, HTML and plain text, and text the store typed (a note, a reason, the
  * carrier and tracking number) set apart from ours: in the HTML under a grey bar with a caption, in the
- * plain text on indented lines that start "| ". Each sentence says only what the order's status proves.
+ * plain text on indented lines that start "| ". Each sentence says only what the order's status proves, and
+ * what comes next follows the order's status when the e-mail goes (it may have moved on since the move).
  */
 import { button, buyerBlock, h1, h2, muted, page, paragraph } from "./email_html.ts";
 import { itemsTable, itemsText } from "./email_items.ts";
 import { escapeHtml as esc, fillTrackingUrl, safeHttpUrl, singleLineSubject } from "./email_safety.ts";
 import type { EmailMessage, RenderOptions } from "./email_templates.ts";
 import { emailDate, quotedLines, sentence } from "./email_text.ts";
+import { cancelledPaymentLines } from "./cancelled_payment.ts";
 import { formatMoney } from "./money_format.ts";
-import type { StatusEmailData, StatusOutboxEmail } from "./order_email.ts";
+import type { OrderStatus, StatusEmailData, StatusOutboxEmail } from "./order_email.ts";
 import { describePayment } from "./payment_wording.ts";
 
 /** A section of the e-mail in both parts: HTML blocks and plain-text lines. */
@@ -57,9 +59,10 @@ const _CONTENT: Record<StatusEmailData["status"], (order: StatusEmailData) => _C
       _opening("Payment received", [_paidOpening(order)]),
       _plainSection("Payment", describePayment({ ...order, status: "paid" }, "buyer")),
       _itemsSection(order),
-      _plainSection("Next", [
+      _nextSection(
+        order,
         `You will get another e-mail when ${order.store.name} marks your order as shipped.`,
-      ]),
+      ),
     ],
   }),
   shipped: (order) => ({
@@ -71,6 +74,7 @@ const _CONTENT: Record<StatusEmailData["status"], (order: StatusEmailData) => _C
       ]),
       _shipmentSection(order),
       _itemsSection(order),
+      _nextSection(order, null),
     ],
   }),
   delivered: (order) => ({
@@ -178,77 +182,48 @@ function _paidOpening(order: StatusEmailData): string {
 }
 
 /**
- * What a cancellation means for the money, from what was recorded when it was cancelled: the gateway's
- * payments in the ledger, and the seller's confirmation that they received one. A refund is said to be due
- * only when one of them exists; an order nobody paid gets no promise. The refunds the database wrote say
- * how it goes back: through the gateway by itself, or by the store (`manual`). A gateway order the seller marked
- * paid is taken to be paid by its gateway payment when one is recorded (confirm_payment decides so too).
+ * What a cancellation means for the money, from what was recorded when it was cancelled (see
+ * `cancelled_payment.ts`); an order nobody paid gets no promise.
  */
 function _cancelledPayment(order: StatusEmailData): string[] {
-  const store = order.store.name;
-  const recorded = order.recordedPayments;
   // rows written before the payments were recorded with the e-mail: the status the order left says it
   const paidBy = order.paidBy !== undefined
     ? order.paidBy
     : order.previousStatus === "paid" || order.previousStatus === "processing"
     ? "system"
     : null;
-  const lines: string[] = [];
-  if (recorded && recorded.count > 0) {
-    const amount = recorded.amountMinor === null ? null : formatMoney(recorded.amountMinor, order.currency);
-    lines.push(
-      recorded.count === 1
-        ? `A payment${amount ? ` of ${amount}` : ""} was received for this order through the payment gateway.`
-        : `${recorded.count} payments${
-          amount ? ` totalling ${amount}` : ""
-        } were received for this order through the payment gateway.`,
-    );
-  }
-  const total = formatMoney(order.finalMinor, order.currency);
-  if (paidBy === "seller" && (lines.length === 0 || order.paymentMethod === "upi_direct")) {
-    lines.push(`${store} had confirmed receiving your payment (${total}).`);
-  } else if (paidBy && lines.length === 0) {
-    lines.push(`This order had been marked as paid (${total}).`);
-  }
-  if (lines.length === 0) {
-    return [
-      "No payment had been recorded for this order.",
-      sentence(`If you did pay, reply to this e-mail to tell ${store}`),
-    ];
-  }
-  const refunds = order.refunds ?? [];
-  const throughGateway = refunds.filter((refund) => refund.status !== "manual");
-  const byTheStore = refunds.filter((refund) => refund.status === "manual");
-  if (throughGateway.length > 0) {
-    lines.push(
-      `As the order is cancelled, ${
-        _sum(throughGateway) ?? "this money"
-      } is being refunded to you through the payment gateway: you will get an e-mail when the refund is ` +
-        "issued, and banks take 5–7 working days to credit it.",
-    );
-  }
-  if (byTheStore.length > 0) {
-    lines.push(
-      sentence(
-        `As the order is cancelled, ${store} will return ${
-          _sum(byTheStore) ?? "your payment"
-        } to you itself: reply to this e-mail to arrange it with ${store}`,
-      ),
-    );
-  }
-  if (refunds.length > 0) return lines;
-  return [
-    ...lines,
-    `As the order is cancelled, this money is due back to you: reply to this e-mail to ask ${store} about your refund.`,
+  return cancelledPaymentLines({ ...order, paidBy }) ?? [
+    "No payment had been recorded for this order.",
+    sentence(`If you did pay, reply to this e-mail to tell ${order.store.name}`),
   ];
 }
 
-/** Refunds' total, when they share one currency. */
-function _sum(refunds: { amountMinor: number; currency: string }[]): string | null {
-  const currency = refunds[0].currency;
-  if (!refunds.every((refund) => refund.currency === currency)) return null;
-  return formatMoney(refunds.reduce((sum, refund) => sum + refund.amountMinor, 0), currency);
+/**
+ * The line about what comes next: the move the buyer hears of next, or, when the order has moved on since
+ * this e-mail's move (it goes late), where it is now. Nothing when neither applies.
+ */
+function _nextSection(order: StatusEmailData, next: string | null): _Section {
+  const current = order.currentStatus ?? order.status;
+  const since = _MOVED_ON[order.status].includes(current) ? _SINCE[current]?.(order.store.name) : undefined;
+  if (since) return _plainSection("Since then", [since]);
+  return next ? _plainSection("Next", [next]) : { html: [], text: [] };
 }
+
+/** The statuses an order may reach after each e-mailed one that change what the e-mail may say comes next. */
+const _MOVED_ON: Record<StatusEmailData["status"], OrderStatus[]> = {
+  paid: ["shipped", "delivered", "cancelled"],
+  shipped: ["delivered"],
+  delivered: [],
+  cancelled: [],
+};
+
+/** Where an order has moved on to, in a sentence. */
+const _SINCE: Partial<Record<OrderStatus, (store: string) => string>> = {
+  shipped: (store) =>
+    `${store} has marked your order as shipped: a separate e-mail has the shipment's details.`,
+  delivered: (store) => `${store} has marked your order as delivered.`,
+  cancelled: () => "The order has been cancelled.",
+};
 
 function _date(iso: string, order: StatusEmailData): string {
   return emailDate(iso, order.currency);

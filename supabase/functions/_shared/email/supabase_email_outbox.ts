@@ -1,6 +1,6 @@
 /**
- * The EmailOutbox over supabase-js: `claim_due_emails`, `record_email_results` and `dead_emails` through
- * PostgREST rpc, their JSON answers checked before anything past this adapter sees them.
+ * The EmailOutbox over supabase-js: `claim_due_emails`, `prepare_email_sends`, `record_email_results` and
+ * `dead_emails` through PostgREST rpc, their JSON answers checked before anything past this adapter sees them.
  */
 import type { DatabaseClient } from "../database_client.ts";
 import { internalError } from "../errors.ts";
@@ -15,8 +15,9 @@ import type {
 import { EMAIL_KINDS, type EmailKind, type EmailResult, type OutboxEmail } from "./order_email.ts";
 
 /**
- * An EmailOutbox calling the outbox's SQL functions, giving up on a call after `timeoutMs`; claims and results
- * carry the same deadline (`p_deadline`), so the database ends their waits by then too.
+ * An EmailOutbox calling the outbox's SQL functions, giving up on a call after `timeoutMs`; claims, the
+ * preparations of sends and results carry the same deadline (`p_deadline`), so the database ends their
+ * waits by then too.
  */
 export function supabaseEmailOutbox(client: DatabaseClient, timeoutMs = 10_000): EmailOutbox {
   const deadline = () => new Date(Date.now() + timeoutMs).toISOString();
@@ -47,13 +48,17 @@ export function supabaseEmailOutbox(client: DatabaseClient, timeoutMs = 10_000):
           p_run_ms: options.runMs ?? 0,
           p_deadline: deadline(),
         }).abortSignal(signal)) as Partial<ClaimedEmails> | null;
-      if (
-        !Array.isArray(data?.emails) || !data.emails.every(_isOutboxEmail) ||
-        !Array.isArray(data.superseded) || !data.superseded.every(_isSupersededEmail)
-      ) {
-        throw internalError(new Error("claim_due_emails returned no list of outbox messages"));
-      }
-      return { emails: data.emails, superseded: data.superseded };
+      return _claimed("claim_due_emails", data);
+    },
+    async prepareSend(emails: OutboxEmail[], batchKey?: string): Promise<ClaimedEmails> {
+      if (emails.length === 0) return { emails: [], superseded: [] };
+      const data = await call("prepare_email_sends", (signal) =>
+        client.rpc("prepare_email_sends", {
+          p_claims: emails.map(({ id, claimToken }) => ({ id, claimToken })),
+          ...(batchKey ? { p_batch_key: batchKey } : {}),
+          p_deadline: deadline(),
+        }).abortSignal(signal));
+      return _claimed("prepare_email_sends", data);
     },
     async recordResults(results: EmailResult[]): Promise<RecordedEmail[]> {
       if (results.length === 0) return [];
@@ -82,6 +87,18 @@ export function supabaseEmailOutbox(client: DatabaseClient, timeoutMs = 10_000):
       return { total: data.total, emails: data.emails };
     },
   };
+}
+
+/** A claim's or a preparation's answer, checked. */
+function _claimed(fn: string, value: unknown): ClaimedEmails {
+  const data = value as Partial<ClaimedEmails> | null;
+  if (
+    !Array.isArray(data?.emails) || !data.emails.every(_isOutboxEmail) ||
+    !Array.isArray(data.superseded) || !data.superseded.every(_isSupersededEmail)
+  ) {
+    throw internalError(new Error(`${fn} returned no list of outbox messages`));
+  }
+  return { emails: data.emails, superseded: data.superseded };
 }
 
 function _isOutboxEmail(value: unknown): value is OutboxEmail {
