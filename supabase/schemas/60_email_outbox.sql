@@ -72,6 +72,8 @@ create table public.email_outbox (
   batch_key text check (batch_key ~ '^outbox/batch/[0-9a-f-]{36}$'),
   delivery_unknown boolean not null default false,
   refund_id uuid references public.refunds (id) on delete restrict,
+  -- which key the row is sent under: 0 its own (or its batch's), n > 0 `<its own key>/retry/<n>`, never used
+  key_round integer not null default 0 check (key_round >= 0),
   constraint email_outbox_sent_has_time check ((status = 'sent') = (sent_at is not null)),
   constraint email_outbox_status_check
     check (status in ('pending', 'sending', 'sent', 'failed', 'dead', 'superseded')),
@@ -117,7 +119,9 @@ grant execute on function public.email_superseded(text, public.order_status) to 
 -- An order's `buyer` and `seller` e-mails from its rows as they are now: its number, amounts, currency,
 -- payment method, items, current status, the buyer's contact details and address as the order holds them,
 -- the store's current name and owner address, and the method the gateway payment that paid it was made by
--- (`paidWith`, only when one did and the gateway said how).
+-- (`paidWith`, only when one did and the gateway said how), the gateway's payments the ledger holds for it
+-- (`recordedPayments`) and its refunds (`refunds`), so that the confirmation of an order paid and then
+-- cancelled says so, with how the money goes back.
 create or replace function public.order_email_data(p_order_id uuid)
 returns jsonb
 language sql
@@ -141,7 +145,27 @@ as $$
       from public.order_items i where i.order_id = o.id
     ),
     'totalMinor', (o.total_amount * 100)::bigint, 'feeMinor', (o.checkout_fee * 100)::bigint,
-    'finalMinor', (o.final_amount * 100)::bigint
+    'finalMinor', (o.final_amount * 100)::bigint,
+    -- the gateway's payments the ledger holds for the order, each payment once (its events share its
+    -- amount); the sum only when every one is in the order's currency
+    'recordedPayments', (
+      select jsonb_build_object(
+        'count', count(*),
+        'amountMinor', case when bool_and(p.currency = o.currency) then sum((p.amount * 100)::bigint) end
+      )
+      from (
+        select distinct on (l.provider, l.provider_payment_id) l.amount, l.currency
+        from public.payments l
+        where l.order_id = o.id
+        order by l.provider, l.provider_payment_id, l.received_at
+      ) p
+    ),
+    'refunds', (
+      select coalesce(jsonb_agg(jsonb_build_object(
+        'amountMinor', (r.amount * 100)::bigint, 'currency', r.currency, 'status', r.status
+      ) order by r.created_at, r.id), '[]'::jsonb)
+      from public.refunds r where r.order_id = o.id
+    )
   ) || coalesce((
     select jsonb_build_object('paidBy', h.actor) from public.order_status_history h
     where h.order_id = o.id and h.to_status = 'paid'
@@ -196,7 +220,9 @@ $$;
 revoke execute on function public.seller_paid_email_data(uuid) from public, anon, authenticated, service_role;
 grant execute on function public.seller_paid_email_data(uuid) to service_role;
 
--- The e-mail as a sender needs it, with the batch it belongs to.
+-- The e-mail as a sender needs it, with the batch it belongs to and the key round it is sent under; a
+-- snapshot's payload carries the order's current status (`currentStatus`), so that what an e-mail says comes
+-- next follows where the order is when the e-mail goes.
 create or replace function public.email_outbox_message(p_row public.email_outbox)
 returns jsonb
 language sql
@@ -212,9 +238,10 @@ as $$
     'attempts', p_row.attempts,
     'claimToken', p_row.claim_token,
     'batchKey', p_row.batch_key,
+    'keyRound', p_row.key_round,
     'payload', case
       when p_row.payload is null then public.order_email_data(p_row.order_id)
-      else p_row.payload || jsonb_build_object('orderNumber', o.order_number)
+      else p_row.payload || jsonb_build_object('orderNumber', o.order_number, 'currentStatus', o.status)
     end
   )
   from public.orders o
@@ -580,3 +607,136 @@ revoke execute on function public.queue_refund_email(uuid, boolean)
 alter table public.email_outbox enable row level security;
 revoke all on public.email_outbox from anon, authenticated, service_role;
 grant select on public.email_outbox to service_role;
+
+-- An operator's retry of dead e-mails, each still sent once: a row last tried less than 24 hours ago keeps its
+-- key and its batch (its whole dead batch comes back with it), since Resend still answers a lost send under
+-- that key; an older row leaves its batch and gets a key never used (key_round + 1). Only `dead` rows move.
+create or replace function public.retry_dead_emails(p_ids uuid[] default null, p_deadline timestamptz default null)
+returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_retried jsonb;
+begin
+  perform public.start_deadline(p_deadline, 'retry of dead e-mails');
+  with asked as (
+    select e.id, e.batch_key, e.updated_at > now() - interval '24 hours' as keeps_key
+    from public.email_outbox e
+    where e.status = 'dead' and (p_ids is null or e.id = any(p_ids))
+  ),
+  -- a batch that keeps its key goes whole: its other dead rows come with it
+  chosen as (
+    select a.id, a.keeps_key from asked a
+    union
+    select e.id, true
+    from public.email_outbox e
+    join asked a on a.keeps_key and a.batch_key is not null and e.batch_key = a.batch_key
+    where e.status = 'dead'
+  ),
+  locked as (
+    select e.id, bool_and(c.keeps_key) as keeps_key
+    from public.email_outbox e
+    join chosen c on c.id = e.id
+    where e.status = 'dead'
+    group by e.id
+  ),
+  claimed as (
+    select e.id from public.email_outbox e join locked l on l.id = e.id
+    for update of e skip locked
+  ),
+  retried as (
+    update public.email_outbox e
+    set
+      status = 'pending',
+      failures = 0,
+      -- due at once, first in line
+      claimed_at = null,
+      key_round = e.key_round + case when l.keeps_key then 0 else 1 end,
+      -- a new key was never used: nothing under it may have been delivered, and it may join a new batch
+      batch_key = case when l.keeps_key then e.batch_key end,
+      delivery_unknown = l.keeps_key and e.delivery_unknown
+    from locked l
+    join claimed c on c.id = l.id
+    where e.id = l.id and e.status = 'dead'
+    returning e.id, e.order_id, e.kind, not l.keeps_key as new_key
+  )
+  select coalesce(jsonb_agg(jsonb_build_object(
+    'id', r.id, 'orderId', r.order_id, 'kind', r.kind, 'newKey', r.new_key
+  ) order by r.id), '[]'::jsonb)
+  into v_retried
+  from retried r;
+  return jsonb_build_object('retried', v_retried);
+end;
+$$;
+
+revoke execute on function public.retry_dead_emails(uuid[], timestamptz) from public, anon, authenticated;
+grant execute on function public.retry_dead_emails(uuid[], timestamptz) to service_role;
+
+-- Right before each request to the provider: the request's rows still claimed under their tokens (SKIP LOCKED:
+-- never waits), each either marked `superseded` when its order's status now supersedes its kind, or answered
+-- with its message read now (and, given a new batch's key, that key written on rows no request may have
+-- delivered). A row in neither list is no longer the sender's.
+create or replace function public.prepare_email_sends(
+  p_claims jsonb,
+  p_batch_key text default null,
+  p_deadline timestamptz default null
+)
+returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_ids uuid[];
+  v_superseded jsonb;
+  v_emails jsonb;
+begin
+  perform public.start_deadline(p_deadline, 'preparation of e-mail sends');
+  if p_batch_key is not null and p_batch_key !~ '^outbox/batch/[0-9a-f-]{36}$' then
+    raise exception 'prepare_email_sends: a batch key is outbox/batch/<uuid>' using errcode = '22023';
+  end if;
+
+  -- the rows still claimed under the tokens given, locked now or left: it never waits
+  select coalesce(array_agg(e.id order by e.id), '{}') into v_ids
+  from (
+    select e.id
+    from public.email_outbox e
+    join jsonb_to_recordset(coalesce(p_claims, '[]'::jsonb)) as c(id uuid, "claimToken" uuid)
+      on c.id = e.id and c."claimToken" = e.claim_token
+    where e.status = 'sending' and (e.claim_expires_at is null or e.claim_expires_at > now())
+    order by e.id
+    for update of e skip locked
+  ) e;
+
+  -- superseded by the order as it is now (a cancelled order is never uncancelled: no later send revives it)
+  with superseded as (
+    update public.email_outbox e
+    set status = 'superseded', claim_token = null, claim_expires_at = null
+    from public.orders o
+    where e.id = any(v_ids) and o.id = e.order_id and public.email_superseded(e.kind, o.status)
+    returning e.id, e.order_id, e.kind
+  )
+  select coalesce(jsonb_agg(jsonb_build_object('id', s.id, 'orderId', s.order_id, 'kind', s.kind)
+    order by s.id), '[]'::jsonb)
+  into v_superseded
+  from superseded s;
+
+  -- a new batch: its key on the rows before any request carries them
+  if p_batch_key is not null then
+    update public.email_outbox e
+    set batch_key = p_batch_key
+    where e.id = any(v_ids) and e.status = 'sending' and e.batch_key is null and not e.delivery_unknown;
+  end if;
+
+  select coalesce(jsonb_agg(public.email_outbox_message(e) order by e.id), '[]'::jsonb)
+  into v_emails
+  from public.email_outbox e
+  where e.id = any(v_ids) and e.status = 'sending';
+  return jsonb_build_object('emails', v_emails, 'superseded', v_superseded);
+end;
+$$;
+
+revoke execute on function public.prepare_email_sends(jsonb, text, timestamptz) from public, anon, authenticated;
+grant execute on function public.prepare_email_sends(jsonb, text, timestamptz) to service_role;
