@@ -111,7 +111,9 @@ create table public.product_variants (
   updated_at timestamptz not null default now(),
   stock_quantity integer constraint product_variants_stock_quantity_not_negative check (stock_quantity >= 0),
   sku text constraint product_variants_sku_shape check (sku ~ '^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$'),
-  imported_stock integer constraint product_variants_imported_stock_not_negative check (imported_stock >= 0)
+  imported_stock integer constraint product_variants_imported_stock_not_negative check (imported_stock >= 0),
+  -- what order_items' foreign key (product_id, variant_id) names
+  constraint product_variants_product_id_id_key unique (product_id, id)
 );
 
 create index product_variants_product_id_idx on public.product_variants (product_id);

@@ -224,11 +224,11 @@ export type Database = {
             referencedColumns: ["id"]
           },
           {
-            foreignKeyName: "order_items_variant_id_fkey"
-            columns: ["variant_id"]
+            foreignKeyName: "order_items_variant_of_its_product"
+            columns: ["product_id", "variant_id"]
             isOneToOne: false
             referencedRelation: "product_variants"
-            referencedColumns: ["id"]
+            referencedColumns: ["product_id", "id"]
           },
         ]
       }
