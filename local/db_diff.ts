@@ -45,21 +45,32 @@ export interface SchemaDiff {
 export async function diffSchemas(serverUrl: string): Promise<SchemaDiff> {
   const admin = openPostgres(serverUrl, 1);
   const stamp = `${DIFF_DATABASE_PREFIX}${Date.now()}_${crypto.randomUUID().slice(0, 8)}`;
-  const names = { migrations: `${stamp}_m`, schemas: `${stamp}_s` };
+  // the diff is planned on a project set up as new ones are (no default privileges), and proved on one set
+  // up as older ones are too (everything granted to the API roles by default): a migration that creates a
+  // table or function must revoke what the schema file revokes, or an older project keeps it open
+  const names = {
+    migrations: `${stamp}_m`,
+    schemas: `${stamp}_s`,
+    migrationsPermissive: `${stamp}_mp`,
+    schemasPermissive: `${stamp}_sp`,
+  };
   try {
     await _dropAbandoned(admin);
     for (const name of Object.values(names)) await admin.exec(`create database ${name}`);
-    const urls = {
-      migrations: _withDatabase(serverUrl, names.migrations),
-      schemas: _withDatabase(serverUrl, names.schemas),
-    };
-    // both to their end, so that neither is still connected when the databases are dropped
+    const url = (name: string) => _withDatabase(serverUrl, name);
+    const permissive = { defaultPrivileges: "permissive" } as const;
+    // all to their end, so that none is still connected when the databases are dropped
     const built = await Promise.allSettled([
-      _build(urls.migrations, (db) => resetDatabase(db, { seed: false })),
-      _build(urls.schemas, (db) => applySchemas(db)),
+      _build(url(names.migrations), (db) => resetDatabase(db, { seed: false })),
+      _build(url(names.schemas), (db) => applySchemas(db)),
+      _build(url(names.migrationsPermissive), (db) => resetDatabase(db, { seed: false, ...permissive })),
+      _build(url(names.schemasPermissive), (db) => applySchemas(db, permissive)),
     ]);
     for (const result of built) if (result.status === "rejected") throw result.reason;
-    return await _diff(urls.migrations, urls.schemas);
+    return await _diff(url(names.migrations), url(names.schemas), {
+      migrations: url(names.migrationsPermissive),
+      schemas: url(names.schemasPermissive),
+    });
   } finally {
     for (const name of Object.values(names)) {
       await admin.exec(`drop database if exists ${name} with (force)`).catch(() => {});
@@ -80,7 +91,11 @@ async function _build(
   }
 }
 
-async function _diff(migrationsUrl: string, schemasUrl: string): Promise<SchemaDiff> {
+async function _diff(
+  migrationsUrl: string,
+  schemasUrl: string,
+  permissive: { migrations: string; schemas: string },
+): Promise<SchemaDiff> {
   const source = new pg.Pool({ connectionString: migrationsUrl, max: 2 });
   const desired = new pg.Pool({ connectionString: schemasUrl, max: 2 });
   // an idle client's connection ending (the databases are dropped after) is no error of the diff's
@@ -109,13 +124,20 @@ async function _diff(migrationsUrl: string, schemasUrl: string): Promise<SchemaD
     const destructive = migration.actions.filter(isDestructiveAction).map((action) => action.sql);
     // the proof: the migration, run as the migration runner runs it, must leave the schemas' database
     if (sql !== null) {
-      await _build(migrationsUrl, (db) => db.execTransaction(sql)).catch((error) => {
-        throw new Error(`the migration pg-delta wrote fails: ${(error as Error).message}\n\n${sql}`, {
-          cause: error,
+      for (const url of [migrationsUrl, permissive.migrations]) {
+        await _build(url, (db) => db.execTransaction(sql)).catch((error) => {
+          throw new Error(`the migration pg-delta wrote fails: ${(error as Error).message}\n\n${sql}`, {
+            cause: error,
+          });
         });
-      });
+      }
     }
-    const uncovered = await _catalogDifferences(migrationsUrl, schemasUrl);
+    const uncovered = [
+      ...await _catalogDifferences(migrationsUrl, schemasUrl),
+      ...(await _catalogDifferences(permissive.migrations, permissive.schemas)).map((difference) =>
+        `on a project whose default privileges grant everything to the API roles: ${difference}`
+      ),
+    ];
     return { sql, destructive, uncovered, errors };
   } finally {
     await Promise.all([source.end(), desired.end()]);

@@ -41,3 +41,14 @@ export function nextMigrationVersion(migrationNames: readonly string[], now: Dat
   if (newest === undefined || clock > newest) return clock;
   return (BigInt(newest) + 100n).toString();
 }
+
+/**
+ * Why a version given with `--version` cannot be the next migration's, or null: it must come after every
+ * migration there is (a project applies them in order of version, and two of one version are one too many).
+ */
+export function givenVersionProblem(version: string, migrationNames: readonly string[]): string | null {
+  const newest = migrationNames.map((name) => name.slice(0, 14)).sort().at(-1);
+  if (newest === undefined || version > newest) return null;
+  return `--version ${version} must come after the newest migration's, ${newest}: a project applies ` +
+    "migrations in order of version, each version once";
+}

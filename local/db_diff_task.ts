@@ -9,7 +9,7 @@ import { connectPostgres, DatabaseUnavailableError, parseDatabaseUrl } from "./d
 import { isLocalDatabase } from "./reset_consent.ts";
 import { diffSchemas, type SchemaDiff } from "./db_diff.ts";
 import { readMigrations } from "./migrate.ts";
-import { nextMigrationVersion, parseDbDiffArgs } from "./db_diff_args.ts";
+import { givenVersionProblem, nextMigrationVersion, parseDbDiffArgs } from "./db_diff_args.ts";
 import { TaskUsageError } from "./task_flags.ts";
 
 const DEFAULT_SERVER = "postgres://postgres@127.0.0.1:5432/postgres";
@@ -21,6 +21,13 @@ try {
 } catch (error) {
   if (!(error instanceof TaskUsageError)) throw error;
   console.error(`db:diff: ${error.message}`);
+  Deno.exit(2);
+}
+
+const migrationNames = (await readMigrations()).map((migration) => migration.name);
+const versionProblem = args.version === undefined ? null : givenVersionProblem(args.version, migrationNames);
+if (versionProblem !== null) {
+  console.error(`db:diff: ${versionProblem}`);
   Deno.exit(2);
 }
 
@@ -41,7 +48,14 @@ try {
   Deno.exit(2);
 }
 
-const diff = await diffSchemas(server);
+let diff: SchemaDiff;
+try {
+  diff = await diffSchemas(server);
+} catch (error) {
+  // a schema file or a migration that does not run (its file and PostgreSQL's words), or what pg-delta wrote
+  console.error(`db:diff: ${(error as Error).message}`);
+  Deno.exit(1);
+}
 if (diff.errors.length > 0) {
   console.error(`db:diff: pg-delta could not read every object:\n${diff.errors.join("\n")}`);
   Deno.exit(2);
@@ -65,7 +79,7 @@ if (diff.sql === null) {
   Deno.exit(1);
 }
 
-const version = args.version ?? nextMigrationVersion((await readMigrations()).map((m) => m.name), new Date());
+const version = args.version ?? nextMigrationVersion(migrationNames, new Date());
 const file = new URL(`${version}_${args.name}.sql`, MIGRATIONS_DIR);
 await Deno.writeTextFile(file, migrationText(args.name!, diff.sql), { createNew: true });
 console.log(`db:diff: wrote supabase/migrations/${version}_${args.name}.sql: review it, say why at its top`);

@@ -18,7 +18,7 @@ import type { SqlSession } from "./sql_database.ts";
 export async function schemaCatalog(db: SqlSession): Promise<Map<string, string>> {
   const rows = await db.query<{ key: string; definition: string }>(`
     select 'relation public.' || c.relname as key,
-      concat_ws(' | ', c.relkind::text, c.relrowsecurity, c.relforcerowsecurity, c.relacl::text,
+      concat_ws(' | ', c.relkind::text, c.relrowsecurity, c.relforcerowsecurity, ${_sortedAcl("c.relacl")},
         pg_get_userbyid(c.relowner), case when c.relkind in ('v', 'm') then pg_get_viewdef(c.oid) end) as definition
     from pg_class c where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p', 'v', 'm', 'f')
     union all
@@ -26,7 +26,7 @@ export async function schemaCatalog(db: SqlSession): Promise<Map<string, string>
       concat_ws(' | ',
         row_number() over (partition by c.oid order by a.attnum),
         format_type(a.atttypid, a.atttypmod), a.attnotnull, a.attidentity, a.attgenerated,
-        pg_get_expr(d.adbin, d.adrelid), co.collname, a.attacl::text)
+        pg_get_expr(d.adbin, d.adrelid), co.collname, ${_sortedAcl("a.attacl")})
     from pg_attribute a join pg_class c on c.oid = a.attrelid
     left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
     left join pg_collation co on co.oid = a.attcollation and a.attcollation <> 100
@@ -52,11 +52,11 @@ export async function schemaCatalog(db: SqlSession): Promise<Map<string, string>
     union all
     select 'sequence public.' || c.relname,
       concat_ws(' | ', format_type(s.seqtypid, null), s.seqstart, s.seqincrement, s.seqmin, s.seqmax, s.seqcache,
-        s.seqcycle, c.relacl::text, pg_get_userbyid(c.relowner))
+        s.seqcycle, ${_sortedAcl("c.relacl")}, pg_get_userbyid(c.relowner))
     from pg_sequence s join pg_class c on c.oid = s.seqrelid where c.relnamespace = 'public'::regnamespace
     union all
     select 'function ' || p.oid::regprocedure::text,
-      concat_ws(' | ', pg_get_functiondef(p.oid), p.proacl::text, pg_get_userbyid(p.proowner))
+      concat_ws(' | ', pg_get_functiondef(p.oid), ${_sortedAcl("p.proacl")}, pg_get_userbyid(p.proowner))
     from pg_proc p where p.pronamespace = 'public'::regnamespace
     union all
     select 'comment on relation public.' || c.relname
@@ -116,4 +116,9 @@ function _firstDifference(a = "(none)", b = "(none)", names: { a: string; b: str
   return `line ${at + 1}: ${names.a} ${JSON.stringify(left[at] ?? "")}, ${names.b} ${
     JSON.stringify(right[at] ?? "")
   }`;
+}
+
+/** A privilege list in a fixed order: the same grants given in another order are the same privileges. */
+function _sortedAcl(column: string): string {
+  return `(select array_agg(item::text order by item::text) from unnest(${column}) item)::text`;
 }

@@ -4,7 +4,7 @@
  * nothing to write again.
  */
 import assert from "node:assert/strict";
-import { nextMigrationVersion, parseDbDiffArgs } from "../local/db_diff_args.ts";
+import { givenVersionProblem, nextMigrationVersion, parseDbDiffArgs } from "../local/db_diff_args.ts";
 import { TaskUsageError } from "../local/task_flags.ts";
 import { POSTGRES_SERVER_URL, postgresReachable } from "./support/databases.ts";
 
@@ -105,6 +105,55 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name:
+    "[postgres] db:diff names a revoke pg-delta leaves out, which a project whose default privileges grant everything would miss; written by hand, --check finds nothing",
+  ignore: !reachable,
+  async fn() {
+    const dir = await copyOfTheProject();
+    try {
+      await Deno.writeTextFile(
+        new URL("supabase/schemas/10_catalogue.sql", dir),
+        `
+-- how many products a store has, for the seller's back office
+create or replace function public.store_product_count(p_store_id uuid)
+returns bigint
+language sql
+stable
+set search_path = ''
+as $$
+  select count(*) from public.products where store_id = p_store_id;
+$$;
+
+revoke execute on function public.store_product_count(uuid) from public, anon, authenticated, service_role;
+grant execute on function public.store_product_count(uuid) to service_role, authenticated;
+`,
+        { append: true },
+      );
+      const written = await dbDiff(dir, ["add_store_product_count", "--version", "20991231000000"]);
+      assert.equal(written.code, 1, written.stdout + written.stderr);
+      // the grants in another order are the same privileges: only anon's EXECUTE differs
+      assert.equal(
+        written.stderr.split("\n").filter((line) => line.startsWith("on a project")).join("\n"),
+        "on a project whose default privileges grant everything to the API roles: function " +
+          'store_product_count(uuid): line 9: migrations " | {anon=X/postgres,authenticated=X/postgres,' +
+          'postgres=X/postgres,service_role=X/postgres} | postgres", schemas " | {authenticated=X/postgres,' +
+          'postgres=X/postgres,service_role=X/postgres} | postgres"',
+      );
+      const migration = new URL("supabase/migrations/20991231000000_add_store_product_count.sql", dir);
+      await Deno.writeTextFile(
+        migration,
+        'REVOKE EXECUTE ON FUNCTION "public"."store_product_count"(uuid) FROM "anon";\n',
+        { append: true },
+      );
+      const after = await dbDiff(dir, ["--check"]);
+      assert.equal(after.code, 0, after.stdout + after.stderr);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
 Deno.test("db:diff builds nothing on a server elsewhere (a hosted project's DATABASE_URL): exit 2, saying so", async () => {
   const { code, stdout, stderr } = await dbDiff(
     ROOT,
@@ -158,4 +207,17 @@ Deno.test("db:diff's migration version: the clock's UTC time, or past the newest
     nextMigrationVersion(["20261126000100_catalogue.sql", "20261226310000_later.sql"], now),
     "20261226310100",
   );
+});
+
+Deno.test("db:diff's --version comes after every migration: one of a landed version, or older, is refused", () => {
+  const names = ["20261126340000_a.sql", "20261126340100_b.sql"];
+  assert.equal(givenVersionProblem("20991231000000", names), null);
+  assert.equal(givenVersionProblem("20261126340101", names), null);
+  for (const version of ["20261126340100", "20200101000000"]) {
+    assert.equal(
+      givenVersionProblem(version, names),
+      `--version ${version} must come after the newest migration's, 20261126340100: a project applies ` +
+        "migrations in order of version, each version once",
+    );
+  }
 });
