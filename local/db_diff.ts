@@ -1,10 +1,11 @@
 /**
  * The difference between the database the migrations leave and the one supabase/schemas/ describes, as the
- * SQL that takes the first to the second. Both are built on a PostgreSQL server, in two temporary databases
- * dropped after; the SQL is Supabase's own schema-diff engine's (@supabase/pg-delta, with its Supabase
- * profile, which leaves Supabase's own schemas and roles out). The SQL is then run on the migrations'
- * database, and the catalogs of both compared (schema_catalog.ts), so a difference the engine writes nothing
- * for is still reported.
+ * SQL that takes the first to the second. Both are built on a PostgreSQL server, in temporary databases
+ * dropped after, twice: without default privileges (as new Supabase projects) and with the old permissive
+ * ones. The SQL is Supabase's own schema-diff engine's (@supabase/pg-delta, with its Supabase profile, which
+ * leaves Supabase's own schemas and roles out), planned on the first pair. It is then run on both migrations'
+ * databases, and each pair's catalogs compared (schema_catalog.ts), so a difference the engine writes nothing
+ * for (a revoke only an older project needs) is still reported.
  */
 import {
   isDestructiveAction,
@@ -39,8 +40,8 @@ export interface SchemaDiff {
 }
 
 /**
- * Builds both databases on the server at `serverUrl` (a connection URL of any database there, whose user
- * may create databases) and diffs them; drops both whatever happens.
+ * Builds the databases on the server at `serverUrl` (a connection URL of any database there, whose user
+ * may create databases) and diffs them; drops them all whatever happens.
  */
 export async function diffSchemas(serverUrl: string): Promise<SchemaDiff> {
   const admin = openPostgres(serverUrl, 1);

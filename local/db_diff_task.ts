@@ -2,7 +2,7 @@
  * `deno task db:diff <name>`: writes the next migration, supabase/migrations/<version>_<name>.sql, from the
  * difference between the database the migrations leave and the one supabase/schemas/ describes (db_diff.ts).
  * `deno task db:diff --check`: says there is nothing to write (exit 0), or prints the difference (exit 1).
- * The two databases are built on the PostgreSQL server of DATABASE_URL when it is on this machine (its own
+ * Its scratch databases are built on the PostgreSQL server of DATABASE_URL when it is on this machine (its own
  * database is left alone), by default postgres://postgres@127.0.0.1:5432/postgres.
  */
 import { connectPostgres, DatabaseUnavailableError, parseDatabaseUrl } from "./database_connection.ts";
@@ -36,7 +36,7 @@ try {
   // a hosted project's database is no place for scratch databases
   if (!isLocalDatabase(parseDatabaseUrl(server))) {
     console.error(
-      "db:diff: DATABASE_URL names a server elsewhere; db:diff builds its two scratch databases on a " +
+      "db:diff: DATABASE_URL names a server elsewhere; db:diff builds its scratch databases on a " +
         `PostgreSQL of this machine: unset DATABASE_URL (for ${DEFAULT_SERVER}), or point it at one here`,
     );
     Deno.exit(2);

@@ -164,7 +164,7 @@ Deno.test("db:diff builds nothing on a server elsewhere (a hosted project's DATA
   assert.equal(stdout, "");
   assert.equal(
     stderr,
-    "db:diff: DATABASE_URL names a server elsewhere; db:diff builds its two scratch databases on a PostgreSQL " +
+    "db:diff: DATABASE_URL names a server elsewhere; db:diff builds its scratch databases on a PostgreSQL " +
       "of this machine: unset DATABASE_URL (for postgres://postgres@127.0.0.1:5432/postgres), or point it at " +
       "one here\n",
   );
