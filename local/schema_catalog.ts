@@ -13,7 +13,8 @@ import type { SqlSession } from "./sql_database.ts";
  * - policies (permissive, roles, command, using, with check);
  * - enum types, sequences (options, grants, owner);
  * - functions: pg_get_functiondef (header and body as written), grants, owner;
- * - comments on any of them.
+ * - comments on any of them;
+ * - default privileges (what later objects will be granted), which no diff writes.
  */
 export async function schemaCatalog(db: SqlSession): Promise<Map<string, string>> {
   const rows = await db.query<{ key: string; definition: string }>(`
@@ -90,7 +91,12 @@ export async function schemaCatalog(db: SqlSession): Promise<Map<string, string>
     where c.relnamespace = 'public'::regnamespace
     union all
     select 'comment on schema public', d.description
-    from pg_description d where d.classoid = 'pg_namespace'::regclass and d.objoid = 'public'::regnamespace`);
+    from pg_description d where d.classoid = 'pg_namespace'::regclass and d.objoid = 'public'::regnamespace
+    union all
+    select 'default privileges of ' || pg_get_userbyid(d.defaclrole) || ' in '
+        || coalesce(d.defaclnamespace::regnamespace::text, 'every schema') || ' on ' || d.defaclobjtype::text,
+      ${_sortedAcl("d.defaclacl")}
+    from pg_default_acl d`);
   return new Map(rows.map((row) => [row.key, row.definition]));
 }
 
