@@ -56,9 +56,6 @@ as $$
   select case when p_method in ('upi', 'wallet') then p_method else 'card' end;
 $$;
 
-revoke execute on function public.gateway_rate_method(text) from public, anon, authenticated;
-grant execute on function public.gateway_rate_method(text) to service_role;
-
 -- 2. Money due back: the wrong amount or currency now too. Existing rows of those outcomes become due
 --    (on the payment's deciding row, as before) and get their `manual` refund row below.
 alter table public.payments drop constraint payments_refund_due_outcome;

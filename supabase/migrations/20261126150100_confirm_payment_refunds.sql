@@ -7,8 +7,6 @@
 --   notes lacked our id), the order is the one start-payment kept that gateway order for.
 -- - a payment whose money is due back (duplicate_payment, order_cancelled, method_mismatch, and now
 --   amount_mismatch and currency_mismatch too) gets its `pending` refund row in this transaction.
--- - a payment that moves its order to paid writes the seller's `seller_paid` e-mail too, claimed for the
---   caller beside the buyer's `paid` e-mail (20261126150050_payment_emails.sql).
 -- The old signature is dropped: a call without the new arguments reaches the new function (they default).
 -- Returns { replayed, outcome, orderId, orderNumber, orderStatus, refundDue, method, feeShortfall, refund,
 -- emails }; `refund` is the refund this event wrote ({ refundId, amount, currency, status }), else null.
@@ -174,19 +172,6 @@ begin
       v_order.id, 'paid', 'payment_gateway', format('%s payment %s', p_provider, p_provider_payment_id)
     );
     v_emails := v_move -> 'emails';
-    -- the seller hears of it too, Reply-To the buyer (not when the seller marked it paid: they know),
-    -- claimed for the caller as the buyer's `paid` e-mail is
-    with inserted as (
-      insert into public.email_outbox (order_id, kind, to_email, reply_to, payload, status, claimed_at, claim_token)
-      select o.id, 'seller_paid', s.owner_email, o.buyer_email, public.seller_paid_email_data(v_payment_id),
-        'sending', now(), gen_random_uuid()
-      from public.orders o join public.stores s on s.id = o.store_id
-      where o.id = v_order.id
-      on conflict (order_id, kind, refund_id) do nothing
-      returning *
-    )
-    select v_emails || coalesce(jsonb_agg(public.email_outbox_message(i)), '[]'::jsonb) into v_emails
-    from inserted i;
   end if;
 
   if p_deadline is not null and clock_timestamp() >= p_deadline then

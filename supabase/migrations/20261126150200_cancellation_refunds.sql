@@ -14,8 +14,13 @@
 --             the `paid` e-mail names it, never the method chosen at checkout
 --   refunds   the order's refunds at the move: [{ amountMinor, currency, status }]; the `cancelled` e-mail says
 --             the money is being refunded (through the gateway) or that the store will return it (`manual`)
--- The status e-mail's row is one per order and kind, with no refund (email_outbox_one_per_kind, made one per
--- order, kind and refund by 20261126150050_payment_emails.sql).
+-- The outbox holds a refund's e-mail per refund: email_outbox.refund_id, and one row per order, kind and
+-- refund (null for every other kind, counted as one value), so one order may hear of two refunds.
+
+alter table public.email_outbox add column refund_id uuid references public.refunds (id) on delete restrict;
+alter table public.email_outbox drop constraint email_outbox_one_per_kind;
+alter table public.email_outbox add constraint email_outbox_one_per_kind
+  unique nulls not distinct (order_id, kind, refund_id);
 
 create or replace function public.move_order_status(
   p_order_id uuid,

@@ -10,15 +10,13 @@
 --   already (the run started p_run_ms ago), so a refund is tried at most once a run.
 -- - record_refund_result: the claimer's result, refused (recorded: false) unless the refund is still claimed
 --   under p_claim_token. The gateway's refund: `issued` with its id (or straight `processed` / `failed` when
---   the gateway says so already: an adopted refund), claim cleared, and the buyer's refund e-mail queued,
---   claimed for the run to send (queue_refund_email: once per refund). Returns { recorded, refundId,
---   orderId, status, attempts, emails }. An error: attempts + 1 and the error, and
+--   the gateway says so already: an adopted refund), claim cleared. An error: attempts + 1 and the error, and
 --   at p_max_attempts attempts (10) the refund is `failed`, for a person. Released (p_release): the claim is
 --   handed back untried, nothing counted (the run's budget ended first).
 -- - record_refund_event: a signed refund event. The refund is found by the receipt the gateway echoes (our
 --   refund's id), else by the gateway's refund id, and only among the refunds of the payment the event names.
---   `processed` ends a pending, issued or failed refund (and queues the refund e-mail, unless it went
---   already); `failed` a pending or issued one; the gateway's refund id is kept. A replayed or stale event changes nothing; a refund not ours (made by hand in the
+--   `processed` ends a pending, issued or failed refund; `failed` a pending or issued one; the gateway's
+--   refund id is kept. A replayed or stale event changes nothing; a refund not ours (made by hand in the
 --   gateway's dashboard) is answered found: false.
 -- - failed_refunds: the failed refunds, newest first, for the drain's report.
 -- A refund row is locked by these functions only, each in its own transaction and before anything else
@@ -114,7 +112,6 @@ as $$
 declare
   v_refund public.refunds;
   v_status text;
-  v_emails jsonb := '[]'::jsonb;
 begin
   if p_max_attempts is null or p_max_attempts not between 1 and 100
     or num_nonnulls(p_provider_refund_id, p_error) + (case when p_release then 1 else 0 end) <> 1 then
@@ -144,10 +141,6 @@ begin
       last_attempt_at = now(), last_error = null, claim_token = null, claim_expires_at = null
     where r.id = v_refund.id
     returning r.* into v_refund;
-    -- the gateway holds it: the buyer's refund e-mail, once per refund, claimed for the drain to send
-    if v_status <> 'failed' then
-      v_emails := public.queue_refund_email(v_refund.id, true);
-    end if;
   else
     update public.refunds r
     set status = case when r.attempts + 1 >= p_max_attempts then 'failed' else 'pending' end,
@@ -160,7 +153,7 @@ begin
 
   return jsonb_build_object(
     'recorded', true, 'refundId', v_refund.id, 'orderId', v_refund.order_id, 'status', v_refund.status,
-    'attempts', v_refund.attempts, 'emails', v_emails
+    'attempts', v_refund.attempts
   );
 end;
 $$;
@@ -233,10 +226,6 @@ begin
     update public.refunds r
     set status = v_status, provider_refund_id = p_provider_refund_id, claim_token = null, claim_expires_at = null
     where r.id = v_refund.id;
-    -- processed before the drain recorded it issued: the buyer's refund e-mail (once per refund) goes now
-    if v_status = 'processed' then
-      perform public.queue_refund_email(v_refund.id, false);
-    end if;
   end if;
 
   if p_deadline is not null and clock_timestamp() >= p_deadline then

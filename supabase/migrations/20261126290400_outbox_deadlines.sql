@@ -1,5 +1,5 @@
 -- claim_due_emails and record_email_results under the deadline rule of 20261126000300_lock_order.sql, as the
--- other writers are (both replaced whole, from 20261126010300_outbox_run_claims.sql, with a new last parameter
+-- other writers are (both replaced whole, from 20261126150600_outbox_run_claims.sql, with a new last parameter
 -- p_deadline timestamptz default null: the caller's deadline, at most 6 s from the call's start as
 -- start_deadline caps it, and 6 s when none is given). Neither had a deadline: with another session holding an
 -- outbox row, the results call that concurrent orders share (coalesced) waited for it until the 8 s statement

@@ -19,7 +19,7 @@
 -- 2. email_outbox_message (replaced from 20261126320000_dead_email_retries.sql): a snapshot's payload carries
 --    the order's current status (`currentStatus`), so that the line of an e-mail about what comes next follows
 --    where the order is when the e-mail goes, not where it was when the e-mail was written.
--- 3. order_email_data (replaced from 20261126150050_payment_emails.sql): the buyer's confirmation of an order
+-- 3. order_email_data (replaced from 20261126150700_payment_emails.sql): the buyer's confirmation of an order
 --    paid and then cancelled says so, with how the money goes back, so it also carries the gateway's payments
 --    the ledger holds for the order (`recordedPayments`, as the status e-mails have them) and the order's
 --    refunds (`refunds`: amount, currency, status).

@@ -68,10 +68,10 @@ create table public.email_outbox (
   updated_at timestamptz not null default now(),
   claim_token uuid,
   failures integer not null default 0 check (failures >= 0),
+  refund_id uuid references public.refunds (id) on delete restrict,
   claim_expires_at timestamptz,
   batch_key text check (batch_key ~ '^outbox/batch/[0-9a-f-]{36}$'),
   delivery_unknown boolean not null default false,
-  refund_id uuid references public.refunds (id) on delete restrict,
   -- which key the row is sent under: 0 its own (or its batch's), n > 0 `<its own key>/retry/<n>`, never used
   key_round integer not null default 0 check (key_round >= 0),
   constraint email_outbox_sent_has_time check ((status = 'sent') = (sent_at is not null)),

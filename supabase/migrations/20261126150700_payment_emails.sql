@@ -11,9 +11,14 @@
 --    was written); a refund e-mail names its refund (email_outbox.refund_id, one e-mail per refund).
 -- 2. email_superseded (replaced): the seller's `seller_paid` of an order since cancelled is not sent either:
 --    it would ask the seller to ship a cancelled order.
--- 3. order_email_data (replaced from 20261126005000_superseded_emails.sql): the buyer's confirmation and the
+-- 3. order_email_data (replaced from 20261126150500_superseded_emails.sql): the buyer's confirmation and the
 --    seller's alert, rendered from the order's current rows, also name the method the gateway payment that
 --    paid the order was made by (`paidWith`, only when one did), never only the method chosen at checkout.
+--
+-- 4. gateway_rate_method (20261126150000_refunds.sql) kept from the API roles: PostgreSQL grants a new
+--    function's EXECUTE to PUBLIC, and that migration did not revoke it.
+-- confirm_payment, record_refund_result and record_refund_event write these e-mails from
+-- 20261126290600_every_writer_deadline.sql on, where each is replaced whole.
 --
 -- SQLSTATEs: none of its own.
 
@@ -24,12 +29,9 @@ alter table public.email_outbox add constraint email_outbox_kind_check check (ki
   'buyer', 'seller', 'status_paid', 'status_shipped', 'status_delivered', 'status_cancelled', 'seller_paid',
   'refund'
 ));
-alter table public.email_outbox add column refund_id uuid references public.refunds (id) on delete restrict;
+-- (email_outbox.refund_id and the one-per-kind-and-refund constraint are 20261126150200_cancellation_refunds.sql's)
 alter table public.email_outbox add constraint email_outbox_refund_names_its_refund
   check ((kind = 'refund') = (refund_id is not null));
-alter table public.email_outbox drop constraint email_outbox_one_per_kind;
-alter table public.email_outbox add constraint email_outbox_one_per_kind
-  unique nulls not distinct (order_id, kind, refund_id);
 
 -- 2. What must no longer be sent once the order has a status: the seller's "ready to ship" of a cancelled
 --    order joins the new-order alert and the buyer's `paid` e-mail.
@@ -170,3 +172,6 @@ grant execute on function public.order_email_data(uuid) to service_role;
 revoke execute on function public.seller_paid_email_data(uuid) from public, anon, authenticated;
 grant execute on function public.seller_paid_email_data(uuid) to service_role;
 revoke execute on function public.queue_refund_email(uuid, boolean) from public, anon, authenticated, service_role;
+
+revoke execute on function public.gateway_rate_method(text) from public, anon, authenticated;
+grant execute on function public.gateway_rate_method(text) to service_role;
