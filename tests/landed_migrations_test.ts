@@ -17,46 +17,111 @@ import type { SqlSession } from "../local/sql_database.ts";
 import { createTestDatabase, sharedPostgres } from "./support/databases.ts";
 import { blobAt, fileAt, readMigrationHistory, workingTreeBlobs } from "./support/migration_history.ts";
 
-/** Edits made to landed migrations before this test, reviewed: the commit whose version stands, and why. */
-const REVIEWED_EDITS: Record<string, { landed: string; accepted: string; why: string }> = {
-  "20261122000200_orders.sql": {
-    landed: "8b3018db2b3ea1f97a83b347bf911962f2d860ed",
-    accepted: "f3e71469f9c7a9effc4334443a5ff7cbc6560bfe",
-    why: "order numbers unique per store (orders_store_number_unique), not over all stores " +
-      "(orders_order_number_key); 20261126010100 brings a database migrated before it to the later version",
-  },
-  "20261122000400_email_outbox.sql": {
-    landed: "8b3018db2b3ea1f97a83b347bf911962f2d860ed",
-    accepted: "30d2ce1217e8f92545f502f3e36a9f6dcd4af96f",
-    why: "the drain's index and claims by last try; 20261123000500 drops that index and replaces " +
-      "claim_due_emails in either case: no database differs",
-  },
-  "20261122000600_create_order_function.sql": {
-    landed: "8b3018db2b3ea1f97a83b347bf911962f2d860ed",
-    accepted: "808ad08154e9621649b5deabc19d05e6c7cb39d4",
-    why: "four edits of create_order's body (ce4bb0c, f3e7146, cf01d72, 808ad08) on its first day; every " +
-      "later create_order migration replaces the whole function: no database differs",
-  },
-  "20261123000500_outbox_claim_tokens.sql": {
-    landed: "b2eb32affad1d07d5324027f2d38d2d8b854ce30",
-    accepted: "d2027addc64b72ea8ebaf981fdef3d0823dbbf3c",
-    why: "email_outbox.failures (dead after 10 failed sends, not 10 requests) and the back-off of failed " +
-      "rows; 20261126010100 brings a database migrated before it to the later version",
-  },
-  "20261123000600_create_order_claim_tokens.sql": {
-    landed: "b2eb32affad1d07d5324027f2d38d2d8b854ce30",
-    accepted: "ecbe2b333f2fd2542ff99f1b18af770ea88a9f7d",
-    why: "deleted: 20261123000650_create_order_checks.sql replaced it (and later migrations its " +
-      "create_order); a database that applied it keeps version 20261123000600 in its migration history, " +
-      "which Supabase's CLI reports as missing locally (docs/develop.md, decisions: migration repair)",
-  },
-  "20261123000700_outbox_drain_schedule.sql": {
-    landed: "3e9b3f046f829f4fc7692f4255b917058e418002",
-    accepted: "ecbe2b333f2fd2542ff99f1b18af770ea88a9f7d",
-    why: "schedule_outbox_drain calls cron.schedule through execute (for plpgsql_check) instead of " +
-      "perform: the same job is scheduled either way, so no migration follows it",
-  },
-};
+/**
+ * Edits made to landed migrations, reviewed: the commit whose version stands, and why; `renamedTo`: the file
+ * that carries a deleted one's content now (a database migrated at every commit applied it already).
+ */
+const REVIEWED_EDITS: Record<string, { landed: string; accepted: string; why: string; renamedTo?: string }> =
+  {
+    "20261122000200_orders.sql": {
+      landed: "8b3018db2b3ea1f97a83b347bf911962f2d860ed",
+      accepted: "f3e71469f9c7a9effc4334443a5ff7cbc6560bfe",
+      why: "order numbers unique per store (orders_store_number_unique), not over all stores " +
+        "(orders_order_number_key); 20261126010100 brings a database migrated before it to the later version",
+    },
+    "20261122000400_email_outbox.sql": {
+      landed: "8b3018db2b3ea1f97a83b347bf911962f2d860ed",
+      accepted: "30d2ce1217e8f92545f502f3e36a9f6dcd4af96f",
+      why: "the drain's index and claims by last try; 20261123000500 drops that index and replaces " +
+        "claim_due_emails in either case: no database differs",
+    },
+    "20261122000600_create_order_function.sql": {
+      landed: "8b3018db2b3ea1f97a83b347bf911962f2d860ed",
+      accepted: "808ad08154e9621649b5deabc19d05e6c7cb39d4",
+      why: "four edits of create_order's body (ce4bb0c, f3e7146, cf01d72, 808ad08) on its first day; every " +
+        "later create_order migration replaces the whole function: no database differs",
+    },
+    "20261123000500_outbox_claim_tokens.sql": {
+      landed: "b2eb32affad1d07d5324027f2d38d2d8b854ce30",
+      accepted: "d2027addc64b72ea8ebaf981fdef3d0823dbbf3c",
+      why: "email_outbox.failures (dead after 10 failed sends, not 10 requests) and the back-off of failed " +
+        "rows; 20261126010100 brings a database migrated before it to the later version",
+    },
+    "20261123000600_create_order_claim_tokens.sql": {
+      landed: "b2eb32affad1d07d5324027f2d38d2d8b854ce30",
+      accepted: "ecbe2b333f2fd2542ff99f1b18af770ea88a9f7d",
+      why: "deleted: 20261123000650_create_order_checks.sql replaced it (and later migrations its " +
+        "create_order); a database that applied it keeps version 20261123000600 in its migration history, " +
+        "which Supabase's CLI reports as missing locally (docs/develop.md, decisions: migration repair)",
+    },
+    "20261123000700_outbox_drain_schedule.sql": {
+      landed: "3e9b3f046f829f4fc7692f4255b917058e418002",
+      accepted: "ecbe2b333f2fd2542ff99f1b18af770ea88a9f7d",
+      why: "schedule_outbox_drain calls cron.schedule through execute (for plpgsql_check) instead of " +
+        "perform: the same job is scheduled either way, so no migration follows it",
+    },
+    "20261126010200_superseded_emails.sql": {
+      landed: "e2265cd1bc02e5be7a9b20f7f936e94b28da22e7",
+      accepted: "b193292358f55f4a0aa821c6e1b19363015ea6a5",
+      why: "renamed after the newest migration projects applied (20261126150400): " +
+        "main's commits after the project's CI last accepted b9311eb were refused (they never reached a project), and a version before an applied one is out of order for supabase db push",
+      renamedTo: "20261126150500_superseded_emails.sql",
+    },
+    "20261126010300_outbox_run_claims.sql": {
+      landed: "e2265cd1bc02e5be7a9b20f7f936e94b28da22e7",
+      accepted: "b193292358f55f4a0aa821c6e1b19363015ea6a5",
+      why: "renamed after the newest migration projects applied (20261126150400): " +
+        "main's commits after the project's CI last accepted b9311eb were refused (they never reached a project), and a version before an applied one is out of order for supabase db push",
+      renamedTo: "20261126150600_outbox_run_claims.sql",
+    },
+    "20261126150050_payment_emails.sql": {
+      landed: "1548407e6c24356ac59918967e276517cbfb70a5",
+      accepted: "b193292358f55f4a0aa821c6e1b19363015ea6a5",
+      why: "renamed after the newest migration projects applied (20261126150400): " +
+        "main's commits after the project's CI last accepted b9311eb were refused (they never reached a project), and a version before an applied one is out of order for supabase db push",
+      renamedTo: "20261126150700_payment_emails.sql",
+    },
+    "20261126150000_refunds.sql": {
+      landed: "1548407e6c24356ac59918967e276517cbfb70a5",
+      accepted: "b193292358f55f4a0aa821c6e1b19363015ea6a5",
+      why:
+        "back to the version projects applied (b9311eb): main's commits after the project's CI last accepted b9311eb were refused (they never reached a project), " +
+        "so their edits moved to 20261126150700_payment_emails.sql and the writers' later replacements",
+    },
+    "20261126150100_confirm_payment_refunds.sql": {
+      landed: "1548407e6c24356ac59918967e276517cbfb70a5",
+      accepted: "b193292358f55f4a0aa821c6e1b19363015ea6a5",
+      why:
+        "back to the version projects applied (b9311eb): main's commits after the project's CI last accepted b9311eb were refused (they never reached a project), " +
+        "so their edits moved to 20261126150700_payment_emails.sql and the writers' later replacements",
+    },
+    "20261126150200_cancellation_refunds.sql": {
+      landed: "1548407e6c24356ac59918967e276517cbfb70a5",
+      accepted: "b193292358f55f4a0aa821c6e1b19363015ea6a5",
+      why:
+        "back to the version projects applied (b9311eb): main's commits after the project's CI last accepted b9311eb were refused (they never reached a project), " +
+        "so their edits moved to 20261126150700_payment_emails.sql and the writers' later replacements",
+    },
+    "20261126150400_refund_issuing.sql": {
+      landed: "1548407e6c24356ac59918967e276517cbfb70a5",
+      accepted: "b193292358f55f4a0aa821c6e1b19363015ea6a5",
+      why:
+        "back to the version projects applied (b9311eb): main's commits after the project's CI last accepted b9311eb were refused (they never reached a project), " +
+        "so their edits moved to 20261126150700_payment_emails.sql and the writers' later replacements",
+    },
+    "20261126290400_outbox_deadlines.sql": {
+      landed: "ecd6a600e78438b3badf2ece4312ac1193763c3c",
+      accepted: "b193292358f55f4a0aa821c6e1b19363015ea6a5",
+      why:
+        "a comment naming a migration by its new name; main's commits after the project's CI last accepted b9311eb were refused (they never reached a project), and no statement changed",
+    },
+    "20261126320100_send_time_emails.sql": {
+      landed: "41c00bc20ba8c5c0395c70059dcbe01e5d84ac50",
+      accepted: "b193292358f55f4a0aa821c6e1b19363015ea6a5",
+      why:
+        "a comment naming a migration by its new name; main's commits after the project's CI last accepted b9311eb were refused (they never reached a project), and no statement changed",
+    },
+  };
 
 /** Differences a database migrated at every commit keeps, each harmless (see REVIEWED_EDITS). */
 const HARMLESS_DIFFERENCES: Record<string, string> = {
@@ -101,6 +166,19 @@ Deno.test({
       );
     }
     assert.deepEqual(problems, []);
+  },
+});
+
+Deno.test({
+  name:
+    "supabase/migrations: a migration that has not landed comes after every one that has (supabase db push applies them in order)",
+  ignore: "skipped" in history,
+  async fn() {
+    if ("skipped" in history) return;
+    const landed = new Set(history.commits.flatMap((commit) => [...commit.files.keys()]));
+    const newest = [...landed].sort().at(-1) ?? "";
+    const early = [...(await workingTreeBlobs()).keys()].filter((name) => !landed.has(name) && name < newest);
+    assert.deepEqual(early, []);
   },
 });
 
@@ -166,16 +244,19 @@ Deno.test({
     if ("skipped" in history) return;
     // each commit's new files in the order the CLI applies them, as it first saw them; then this
     // checkout's files that have not landed yet
+    // a renamed file's content was applied under its old name
+    const renamed = new Set(Object.values(REVIEWED_EDITS).map((edit) => edit.renamedTo));
     const migrations: { name: string; sql: string }[] = [];
     const applied = new Set<string>();
     for (const commit of history.commits) {
-      for (const name of [...commit.files.keys()].filter((name) => !applied.has(name)).sort()) {
+      const added = [...commit.files.keys()].filter((name) => !applied.has(name) && !renamed.has(name));
+      for (const name of added.sort()) {
         migrations.push({ name, sql: await fileAt(commit.sha, name) });
         applied.add(name);
       }
     }
     for (const migration of await readMigrations()) {
-      if (!applied.has(migration.name)) migrations.push(migration);
+      if (!applied.has(migration.name) && !renamed.has(migration.name)) migrations.push(migration);
     }
     const { url } = await createTestDatabase();
     const everyCommit = openPostgres(url, 2);
